@@ -1,0 +1,439 @@
+"""The domain model: decisions, legacy sessions and callers.
+
+Every class is a frozen, slotted attrs class. Validators run on direct
+construction, so an invalid object cannot exist; the wire converter runs the
+same checks field by field so that bad input is reported with every path.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+from typing import Annotated, Any
+
+import attrs
+
+from semreport.domain._values import (
+    AttributeName,
+    AttributeValue,
+    Constraint,
+    FrozenDict,
+    Identifier,
+    JsonValue,
+    NonEmptyText,
+    Sha256Hex,
+    Tag,
+    check_attribute_name,
+    check_attribute_value,
+    check_identifier,
+    check_non_empty,
+    check_sha256,
+    check_tag,
+    check_utc,
+    freeze_json,
+)
+
+__all__ = [
+    "Artefact",
+    "Decision",
+    "DecisionDomain",
+    "DecisionStatus",
+    "Evidence",
+    "EvidenceKind",
+    "JsonObject",
+    "LegacySession",
+    "Link",
+    "LinkKind",
+    "Participant",
+    "Principal",
+    "Role",
+    "ToolCall",
+    "Turn",
+    "TurnRole",
+]
+
+
+class DecisionDomain(enum.StrEnum):
+    """The area of a building design a decision belongs to."""
+
+    REGULATION = "regulation"
+    MATERIAL = "material"
+    COST = "cost"
+    LIFECYCLE = "lifecycle"
+    GENERAL = "general"
+
+
+class DecisionStatus(enum.StrEnum):
+    """The stored status of a decision.
+
+    *Superseded* is not a status: it is derived from ``supersedes`` links.
+    """
+
+    PROPOSED = "proposed"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    DEPRECATED = "deprecated"
+
+
+class LinkKind(enum.StrEnum):
+    """How one decision refers to another."""
+
+    SUPERSEDES = "supersedes"
+    DEPENDS_ON = "depends_on"
+    RELATES_TO = "relates_to"
+
+
+class EvidenceKind(enum.StrEnum):
+    """What a piece of evidence cites."""
+
+    REGULATION = "regulation"
+    CATALOGUE_ITEM = "catalogue_item"
+    COST_LINE = "cost_line"
+    DOCUMENT = "document"
+
+
+class TurnRole(enum.StrEnum):
+    """Who speaks in a legacy session turn."""
+
+    USER = "user"
+    AGENT = "agent"
+    TOOL = "tool"
+    SYSTEM = "system"
+
+
+class Role(enum.StrEnum):
+    """A role a caller may hold."""
+
+    USER = "user"
+    OPERATOR = "operator"
+
+
+def _validator(check: Callable[[Any], object]) -> Callable[[Any, attrs.Attribute[Any], Any], None]:
+    def validate(_instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+        try:
+            check(value)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{attribute.name}: {exc}") from None
+
+    return validate
+
+
+def _each(check: Callable[[Any], object]) -> Callable[[Any], None]:
+    def run(values: Iterable[Any]) -> None:
+        for value in values:
+            check(value)
+
+    return run
+
+
+def _optional(check: Callable[[Any], object]) -> Callable[[Any], None]:
+    def run(value: Any) -> None:
+        if value is not None:
+            check(value)
+
+    return run
+
+
+def _utc(value: datetime) -> datetime:
+    return check_utc(value)
+
+
+def _optional_utc(value: datetime | None) -> datetime | None:
+    return None if value is None else check_utc(value)
+
+
+def _tuple(items: Iterable[Any]) -> tuple[Any, ...]:
+    return tuple(items)
+
+
+def _str_frozenset(items: Iterable[str]) -> frozenset[str]:
+    if isinstance(items, str):
+        raise TypeError("expected a collection of strings, not a single string")
+    return frozenset(items)
+
+
+def _roles(items: Iterable[Role | str]) -> frozenset[Role]:
+    return frozenset(Role(item) for item in items)
+
+
+def _attributes(items: Mapping[str, AttributeValue]) -> FrozenDict[str, AttributeValue]:
+    return items if isinstance(items, FrozenDict) else FrozenDict(items)
+
+
+def _check_attributes(items: Mapping[str, AttributeValue]) -> None:
+    for name, value in items.items():
+        check_attribute_name(name)
+        check_attribute_value(value)
+
+
+def _json_object(value: Mapping[str, Any]) -> FrozenDict[str, JsonValue]:
+    if not isinstance(value, Mapping):
+        raise TypeError(f"expected a JSON object, got {type(value).__name__}")
+    frozen = freeze_json(value)
+    assert isinstance(frozen, FrozenDict)
+    return frozen
+
+
+JsonObject = Annotated[FrozenDict[str, JsonValue], Constraint("json object", _json_object)]
+"""A JSON object, deeply frozen."""
+Json = Annotated[JsonValue, Constraint("json", freeze_json)]
+"""Any JSON value, deeply frozen."""
+
+
+@attrs.frozen
+class Evidence:
+    """What a decision cites: a regulation clause, a catalogue item, a cost line, a document.
+
+    Attributes:
+        kind: What is cited.
+        ref: The citation itself, e.g. ``"BR Part B, B3 (4)"`` or a catalogue number.
+        title: A readable name for the cited source.
+        locator: Where in the source (page, clause, line), if known.
+        quote: The words relied on, if quoted.
+    """
+
+    kind: EvidenceKind = attrs.field(converter=EvidenceKind)
+    ref: NonEmptyText = attrs.field(validator=_validator(check_non_empty))
+    title: str = ""
+    locator: str | None = None
+    quote: str | None = None
+
+
+@attrs.frozen
+class Link:
+    """A typed reference from one decision to another of the same project."""
+
+    kind: LinkKind = attrs.field(converter=LinkKind)
+    target: Identifier = attrs.field(validator=_validator(check_identifier))
+
+
+@attrs.frozen
+class Decision:
+    """One record of Decision Memory.
+
+    ``sequence`` and ``recorded_at`` are assigned by the decision log when the
+    record is stored; a decision built in code leaves them unset.
+
+    Attributes:
+        id: The decision's identifier, unique within its project.
+        project_id: The project the decision belongs to.
+        title: A short name for the decision.
+        statement: What was decided.
+        agent: The agent (or person) that made the decision.
+        rationale: Why it was decided.
+        domain: Regulation, material, cost, lifecycle or general.
+        status: Proposed, accepted, rejected or deprecated.
+        session_id: The legacy session the decision came from, if any.
+        tags: Free labels.
+        attributes: Named values such as ``cost_eur`` or ``fire_resistance_min``.
+        evidence: The sources the decision cites.
+        links: References to other decisions (``supersedes`` and so on).
+        elements: Ids of the building elements the decision concerns.
+        sequence: The per-project position assigned by the log.
+        recorded_at: When the log stored the decision (UTC).
+    """
+
+    id: Identifier = attrs.field(validator=_validator(check_identifier))
+    project_id: Identifier = attrs.field(validator=_validator(check_identifier))
+    title: NonEmptyText = attrs.field(validator=_validator(check_non_empty))
+    statement: NonEmptyText = attrs.field(validator=_validator(check_non_empty))
+    agent: Identifier = attrs.field(validator=_validator(check_identifier))
+    rationale: str = ""
+    domain: DecisionDomain = attrs.field(default=DecisionDomain.GENERAL, converter=DecisionDomain)
+    status: DecisionStatus = attrs.field(default=DecisionStatus.PROPOSED, converter=DecisionStatus)
+    session_id: Identifier | None = attrs.field(
+        default=None, validator=_validator(_optional(check_identifier))
+    )
+    tags: frozenset[Tag] = attrs.field(
+        factory=frozenset, converter=_str_frozenset, validator=_validator(_each(check_tag))
+    )
+    attributes: FrozenDict[AttributeName, AttributeValue] = attrs.field(
+        factory=FrozenDict, converter=_attributes, validator=_validator(_check_attributes)
+    )
+    evidence: tuple[Evidence, ...] = attrs.field(default=(), converter=_tuple)
+    links: tuple[Link, ...] = attrs.field(default=(), converter=_tuple)
+    elements: frozenset[Identifier] = attrs.field(
+        factory=frozenset,
+        converter=_str_frozenset,
+        validator=_validator(_each(check_identifier)),
+    )
+    sequence: int | None = attrs.field(default=None)
+    recorded_at: datetime | None = attrs.field(default=None, converter=_optional_utc)
+
+    @sequence.validator
+    def _check_sequence(self, _attribute: attrs.Attribute[Any], value: int | None) -> None:
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise TypeError("sequence: expected an integer")
+        if value is not None and value < 1:
+            raise ValueError("sequence: must be 1 or more")
+
+    def __attrs_post_init__(self) -> None:
+        for link in self.links:
+            if link.target == self.id:
+                raise ValueError(f"links: decision {self.id!r} cannot link to itself")
+
+    @property
+    def is_recorded(self) -> bool:
+        """Whether the log has stored this decision (it has a sequence)."""
+        return self.sequence is not None
+
+    @property
+    def supersedes(self) -> tuple[str, ...]:
+        """Ids of the decisions this one supersedes."""
+        return tuple(link.target for link in self.links if link.kind is LinkKind.SUPERSEDES)
+
+    def recorded(self, sequence: int, recorded_at: datetime) -> Decision:
+        """Return a copy carrying the sequence and time the log assigned."""
+        return attrs.evolve(self, sequence=sequence, recorded_at=recorded_at)
+
+
+@attrs.frozen
+class ToolCall:
+    """A tool an agent called during a turn, with its arguments and result."""
+
+    name: NonEmptyText = attrs.field(validator=_validator(check_non_empty))
+    arguments: JsonObject = attrs.field(factory=FrozenDict, converter=_json_object)
+    result: Json = attrs.field(default=None, converter=freeze_json)
+
+
+@attrs.frozen
+class Participant:
+    """Someone (or something) taking part in a legacy session."""
+
+    id: Identifier = attrs.field(validator=_validator(check_identifier))
+    name: NonEmptyText = attrs.field(validator=_validator(check_non_empty))
+    role: TurnRole = attrs.field(default=TurnRole.USER, converter=TurnRole)
+
+
+@attrs.frozen
+class Turn:
+    """One turn of a legacy session.
+
+    Attributes:
+        index: Position in the session, strictly increasing.
+        at: When the turn happened (UTC).
+        role: User, agent, tool or system.
+        author: Id of the participant who spoke.
+        content: What was said (may be empty).
+        tool_calls: Tools called in the turn.
+        decision_refs: Ids of decisions the turn refers to.
+    """
+
+    index: int = attrs.field()
+    at: datetime = attrs.field(converter=_utc)
+    role: TurnRole = attrs.field(converter=TurnRole)
+    author: Identifier = attrs.field(validator=_validator(check_identifier))
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=_tuple)
+    decision_refs: tuple[Identifier, ...] = attrs.field(
+        default=(), converter=_tuple, validator=_validator(_each(check_identifier))
+    )
+
+    @index.validator
+    def _check_index(self, _attribute: attrs.Attribute[Any], value: object) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError("index: must be an integer of 0 or more")
+
+
+@attrs.frozen
+class Artefact:
+    """A file a legacy session produced."""
+
+    name: NonEmptyText = attrs.field(validator=_validator(check_non_empty))
+    media_type: NonEmptyText = attrs.field(validator=_validator(check_non_empty))
+    sha256: Sha256Hex = attrs.field(validator=_validator(check_sha256))
+    uri: str = ""
+    turn_index: int | None = None
+
+
+@attrs.frozen
+class LegacySession:
+    """A transcript of agent work from before Decision Memory.
+
+    Attributes:
+        id: The session's identifier (unique across projects).
+        project_id: The project the session belongs to.
+        title: A short name for the session.
+        started_at: When the session began (UTC).
+        ended_at: When it ended, if it did.
+        participants: Who took part; every turn's author is one of them.
+        turns: The turns, in strictly increasing index order.
+        artefacts: Files the session produced.
+    """
+
+    id: Identifier = attrs.field(validator=_validator(check_identifier))
+    project_id: Identifier = attrs.field(validator=_validator(check_identifier))
+    title: NonEmptyText = attrs.field(validator=_validator(check_non_empty))
+    started_at: datetime = attrs.field(converter=_utc)
+    ended_at: datetime | None = attrs.field(default=None, converter=_optional_utc)
+    participants: tuple[Participant, ...] = attrs.field(default=(), converter=_tuple)
+    turns: tuple[Turn, ...] = attrs.field(default=(), converter=_tuple)
+    artefacts: tuple[Artefact, ...] = attrs.field(default=(), converter=_tuple)
+
+    def __attrs_post_init__(self) -> None:
+        problems: list[str] = []
+        if self.ended_at is not None and self.ended_at < self.started_at:
+            problems.append("ended_at: must not be before started_at")
+        ids = [p.id for p in self.participants]
+        if len(set(ids)) != len(ids):
+            problems.append("participants: ids must be unique")
+        known = set(ids)
+        previous = -1
+        for position, turn in enumerate(self.turns):
+            if turn.index <= previous:
+                problems.append(f"turns[{position}].index: indices must strictly increase")
+            previous = turn.index
+            if turn.author not in known:
+                problems.append(
+                    f"turns[{position}].author: {turn.author!r} is not a participant id"
+                )
+        indices = {turn.index for turn in self.turns}
+        for position, artefact in enumerate(self.artefacts):
+            if artefact.turn_index is not None and artefact.turn_index not in indices:
+                problems.append(
+                    f"artefacts[{position}].turn_index: no turn has index {artefact.turn_index}"
+                )
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    def participant(self, participant_id: str) -> Participant:
+        """Return the participant with that id (``KeyError`` if none)."""
+        for participant in self.participants:
+            if participant.id == participant_id:
+                return participant
+        raise KeyError(participant_id)
+
+
+@attrs.frozen
+class Principal:
+    """The caller a use case runs for.
+
+    Attributes:
+        subject: Who the caller is (a user name, a service, a token subject).
+        roles: ``user`` and/or ``operator``.
+        projects: The projects the caller may read.
+        all_projects: Whether the caller may read every project.
+    """
+
+    subject: NonEmptyText = attrs.field(validator=_validator(check_non_empty))
+    roles: frozenset[Role] = attrs.field(factory=frozenset, converter=_roles)
+    projects: frozenset[Identifier] = attrs.field(
+        factory=frozenset,
+        converter=_str_frozenset,
+        validator=_validator(_each(check_identifier)),
+    )
+    all_projects: bool = False
+
+    @classmethod
+    def local(cls, subject: str = "local") -> Principal:
+        """A caller with both roles and every project: the notebook default."""
+        return cls(subject, roles={Role.USER, Role.OPERATOR}, all_projects=True)
+
+    def has_role(self, role: Role) -> bool:
+        """Whether the caller holds ``role``."""
+        return role in self.roles
+
+    def may_read(self, project_id: str) -> bool:
+        """Whether the caller holds a grant for ``project_id``."""
+        return self.all_projects or project_id in self.projects

@@ -1,0 +1,658 @@
+"""The facade: one method per use case, each checked against its contract row.
+
+:func:`open` is the composition root: it turns a storage URL into adapters
+and wires them into a :class:`SemReport`. Every use case runs for a caller
+(:class:`~semreport.Principal`); notebooks get a local caller with both roles
+and every project, services pass the authenticated one.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any, Final, NoReturn, TypeVar
+
+import attrs
+
+from semreport.contract import CONTRACT, endpoint
+from semreport.domain import (
+    Catalogue,
+    CatalogueProfileMatchingNotConfigured,
+    Decision,
+    DecisionMemory,
+    FieldError,
+    Forbidden,
+    FrozenDict,
+    GnnModelNotLoaded,
+    InferenceModel,
+    InvalidRequest,
+    LegacySession,
+    ModelStatus,
+    Principal,
+    ProjectNotFound,
+    ReferenceEmbedNotAvailable,
+    Role,
+    Scorer,
+    SessionAlreadyRecorded,
+    SessionNotFound,
+    Storage,
+    Unauthenticated,
+)
+from semreport.domain._values import check_identifier
+from semreport.exports import (
+    SessionExport,
+    SessionImport,
+    SessionImportProblem,
+    check_export_format,
+    export_legacy_session,
+    load_session_files,
+)
+from semreport.gnn import NullGNN
+from semreport.reports import (
+    InclusionProof,
+    Report,
+    ReportExport,
+    assemble_report,
+    render_html,
+)
+from semreport.reports import prove as prove_inclusion
+from semreport.reports._html import library_version
+from semreport.search import (
+    Criteria,
+    Exemplar,
+    HeuristicScorer,
+    SearchResult,
+    SignalCatalogue,
+    parse_criteria,
+    parse_exemplar,
+)
+from semreport.storage import open_storage
+from semreport.wire import from_wire
+
+__all__ = ["Capabilities", "SemReport", "open"]
+
+T = TypeVar("T")
+
+PLANNED_REFERENCE_DOMAINS: Final = ("regulation", "material", "cost", "lifecycle")
+"""The domains reference embedding is planned for."""
+
+_FORBIDDEN: Final = "the caller has no grant for project {project!r} or lacks the {role!r} role"
+
+
+@attrs.frozen
+class Capabilities:
+    """What the facade offers right now.
+
+    Attributes:
+        capabilities: Each capability of the contract, and whether it is live.
+        model_inference: Whether a learned model serves inference. ``False``
+            while the GNN slot holds no trained checkpoint.
+        model: The GNN slot's status.
+    """
+
+    capabilities: FrozenDict[str, bool]
+    model_inference: bool
+    model: ModelStatus
+
+    def __contains__(self, name: object) -> bool:
+        return bool(self.capabilities.get(name)) if isinstance(name, str) else False
+
+
+class SemReport:
+    """The library's facade; build one with :func:`semreport.open`.
+
+    Args:
+        storage: The storage adapter (every storage port).
+        caller: The default caller for methods called without ``caller=``;
+            ``None`` makes every call name its caller.
+        model: The GNN slot (:class:`~semreport.gnn.NullGNN` by default).
+        catalogue: A manufacturer catalogue; without one, catalogue matching
+            answers ``CATALOGUE_PROFILE_MATCHING_NOT_CONFIGURED``.
+        scorer: The search scorer; :class:`~semreport.search.HeuristicScorer` by default.
+    """
+
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        caller: Principal | None,
+        model: InferenceModel | None = None,
+        catalogue: Catalogue | None = None,
+        scorer: Scorer | None = None,
+    ) -> None:
+        self._storage = storage
+        self._caller = caller
+        self._model: InferenceModel = model if model is not None else NullGNN()
+        self._catalogue = catalogue
+        self._scorer_option = scorer
+
+    def __repr__(self) -> str:
+        return f"SemReport(storage={self._storage!r})"
+
+    def __enter__(self) -> SemReport:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the storage."""
+        self._storage.close()
+
+    @property
+    def storage(self) -> Storage:
+        """The storage adapter behind the facade (every storage port)."""
+        return self._storage
+
+    # -- authorisation -----------------------------------------------------------
+
+    def _caller_or_fail(self, caller: Principal | None) -> Principal:
+        who = caller if caller is not None else self._caller
+        if who is None:
+            raise Unauthenticated("this call needs a caller (a Principal); none was given")
+        if not isinstance(who, Principal):
+            raise Unauthenticated(f"the caller must be a Principal, got {type(who).__name__}")
+        return who
+
+    def _require(
+        self, caller: Principal | None, role: Role, projects: Iterable[str] = ()
+    ) -> Principal:
+        who = self._caller_or_fail(caller)
+        for project in projects:
+            if not (who.has_role(role) and who.may_read(project)):
+                raise Forbidden(_FORBIDDEN.format(project=project, role=role.value))
+        if not who.has_role(role):
+            raise Forbidden(f"the caller lacks the {role.value!r} role")
+        return who
+
+    def _authorize(
+        self, operation: str, caller: Principal | None, project_id: str | None = None
+    ) -> Principal:
+        """Check ``caller`` against the contract row served by ``operation``."""
+        row = endpoint(operation)
+        projects = [project_id] if row.project_scoped and project_id is not None else []
+        return self._require(caller, row.auth.role, projects)
+
+    # -- Decision Memory (library API; not part of the HTTP contract) ---------------
+
+    def record(
+        self,
+        decisions: Iterable[Decision | Mapping[str, Any]],
+        *,
+        caller: Principal | None = None,
+    ) -> list[Decision]:
+        """Append decisions to Decision Memory in one transaction.
+
+        Args:
+            decisions: :class:`~semreport.Decision` objects or their wire-form
+                mappings; ``sequence`` and ``recorded_at`` are assigned by the log.
+            caller: Needs the ``user`` role and a grant for every project in the batch.
+
+        Returns:
+            The stored decisions, with their sequences, in batch order.
+
+        Raises:
+            InvalidRequest: a decision is malformed (every bad field is listed).
+            DecisionAlreadyRecorded: an id is already stored or repeated; nothing is written.
+        """
+        batch = _structure_batch(decisions, Decision)
+        self._require(caller, Role.USER, sorted({d.project_id for d in batch}))
+        return self._storage.record(batch)
+
+    def decision(
+        self, project_id: str, decision_id: str, *, caller: Principal | None = None
+    ) -> Decision:
+        """Return one decision of a project.
+
+        Raises:
+            DecisionNotFound: the project has no decision with that id.
+        """
+        _check_ids(project_id=project_id, decision_id=decision_id)
+        self._require(caller, Role.USER, [project_id])
+        return self._storage.get(project_id, decision_id)
+
+    def decisions(
+        self, project_id: str, *, as_of: int | None = None, caller: Principal | None = None
+    ) -> list[Decision]:
+        """Return a project's decisions in sequence order, as of a sequence number."""
+        _check_ids(project_id=project_id)
+        if as_of is not None and (isinstance(as_of, bool) or not isinstance(as_of, int)):
+            raise InvalidRequest.at("$.as_of", "expected an integer sequence number")
+        self._require(caller, Role.USER, [project_id])
+        return list(self._storage.decisions(project_id, as_of=as_of))
+
+    def latest_sequence(self, project_id: str, *, caller: Principal | None = None) -> int:
+        """Return the project's highest sequence number (0 when it holds nothing)."""
+        _check_ids(project_id=project_id)
+        self._require(caller, Role.USER, [project_id])
+        return self._storage.latest_sequence(project_id)
+
+    def record_sessions(
+        self,
+        sessions: Iterable[LegacySession | Mapping[str, Any]],
+        *,
+        caller: Principal | None = None,
+    ) -> list[LegacySession]:
+        """Store legacy sessions (imports and tests) in one transaction.
+
+        Raises:
+            InvalidRequest: a session is malformed (every bad field is listed).
+            SessionAlreadyRecorded: an id is already stored or repeated; nothing is written.
+        """
+        batch = _structure_batch(sessions, LegacySession)
+        self._require(caller, Role.USER, sorted({s.project_id for s in batch}))
+        return self._storage.record_sessions(batch)
+
+    def session(self, session_id: str, *, caller: Principal | None = None) -> LegacySession:
+        """Return one legacy session; the caller needs a grant for its project.
+
+        Raises:
+            SessionNotFound: no session has that id.
+        """
+        _check_ids(session_id=session_id)
+        self._caller_or_fail(caller)
+        found = self._storage.get_session(session_id)
+        self._require(caller, Role.USER, [found.project_id])
+        return found
+
+    # -- semantic search ---------------------------------------------------------------
+
+    @functools.cached_property
+    def scorer(self) -> Scorer:
+        """The search scorer (built on first use; it reads only Decision Memory)."""
+        return self._scorer_option if self._scorer_option is not None else HeuristicScorer()
+
+    def _search_project(self, operation: str, project_id: str, caller: Principal | None) -> None:
+        _check_ids(project_id=project_id)
+        self._authorize(operation, caller, project_id)
+        if self._storage.latest_sequence(project_id) == 0:
+            raise ProjectNotFound(f"project {project_id!r} holds no decisions")
+
+    def signals(self, project_id: str, *, caller: Principal | None = None) -> SignalCatalogue:
+        """List the project's search signals with coverage, facet values and numeric ranges.
+
+        Raises:
+            ProjectNotFound: the project holds no decisions.
+        """
+        self._search_project("signals", project_id, caller)
+        return _expect(self.scorer.signals(self._storage, project_id), SignalCatalogue)
+
+    def find(
+        self,
+        project_id: str,
+        criteria: Criteria | Mapping[str, Any],
+        *,
+        caller: Principal | None = None,
+    ) -> SearchResult:
+        """Rank the project's decisions for criteria, with an explanation per hit.
+
+        Args:
+            project_id: The project to search.
+            criteria: A :class:`~semreport.search.Criteria` or its wire form, e.g.
+                ``{"text": "fire rated timber floor", "filters": {"domain": ["material"]},
+                "limit": 10}``.
+            caller: Needs the ``user`` role and a grant for the project.
+
+        Raises:
+            InvalidRequest: bad criteria (every bad field with its path), a tampered,
+                foreign or expired cursor (``$.cursor``).
+            ProjectNotFound: the project holds no decisions.
+        """
+        self._search_project("find", project_id, caller)
+        checked = parse_criteria(criteria)
+        return _expect(self.scorer.score(self._storage, project_id, checked), SearchResult)
+
+    def similar(
+        self,
+        project_id: str,
+        exemplar: Exemplar | Mapping[str, Any],
+        *,
+        caller: Principal | None = None,
+    ) -> SearchResult:
+        """Rank the project's decisions by resemblance to an exemplar (never among the hits).
+
+        Args:
+            project_id: The project to search.
+            exemplar: An :class:`~semreport.search.Exemplar` or its wire form:
+                ``{"decision_id": "d-42", "limit": 10}`` or ``{"decision": {...}}``.
+            caller: Needs the ``user`` role and a grant for the project.
+
+        Raises:
+            InvalidRequest: a bad exemplar or cursor (with field paths).
+            DecisionNotFound: ``decision_id`` is not a decision of the project.
+            ProjectNotFound: the project holds no decisions.
+        """
+        self._search_project("similar", project_id, caller)
+        checked = parse_exemplar(exemplar)
+        return _expect(self.scorer.score(self._storage, project_id, checked), SearchResult)
+
+    # -- reports (issue 4): read Decision Memory only, through the read-only port ----------
+
+    def _memory_of(self, project_id: str) -> DecisionMemory:
+        memory: DecisionMemory = self._storage
+        if memory.latest_sequence(project_id) == 0:
+            raise ProjectNotFound(f"project {project_id!r} has no decisions")
+        return memory
+
+    def report(
+        self, project_id: str, *, as_of: int | None = None, caller: Principal | None = None
+    ) -> Report:
+        """Assemble a project's report from Decision Memory (``GET /projects/{id}/report``).
+
+        The report is a pure function of the records as of ``as_of`` (the
+        latest sequence by default): the same records give byte-identical
+        JSON (:meth:`~semreport.reports.Report.to_json`) and the same digest.
+
+        Raises:
+            ProjectNotFound: the project has no decisions.
+        """
+        _check_ids(project_id=project_id)
+        _check_as_of(as_of)
+        self._authorize("report", caller, project_id)
+        return assemble_report(self._memory_of(project_id), project_id, as_of=as_of)
+
+    def export_report(
+        self, project_id: str, *, as_of: int | None = None, caller: Principal | None = None
+    ) -> ReportExport:
+        """Export the report as one self-contained HTML page plus its record digest.
+
+        The page embeds the report JSON, so it is enough to verify the report
+        with :func:`semreport.verify`; the export time is shown in the page
+        but is not part of the hashed report.
+
+        Raises:
+            ProjectNotFound: the project has no decisions.
+        """
+        _check_ids(project_id=project_id)
+        _check_as_of(as_of)
+        self._authorize("export_report", caller, project_id)
+        built = assemble_report(self._memory_of(project_id), project_id, as_of=as_of)
+        exported_at = datetime.now(UTC)
+        page = render_html(built, exported_at=exported_at, version=library_version())
+        return ReportExport(html=page, digest=built.digest, report=built, exported_at=exported_at)
+
+    def prove(
+        self,
+        project_id: str,
+        decision_id: str,
+        *,
+        as_of: int | None = None,
+        caller: Principal | None = None,
+    ) -> InclusionProof:
+        """Return the inclusion proof (audit path) of one decision cited by the report.
+
+        Check it with :func:`semreport.reports.check_inclusion` against the
+        ``records_root`` of the report you hold.
+
+        Raises:
+            ProjectNotFound: the project has no decisions.
+            DecisionNotFound: the report cites no decision with that id.
+        """
+        _check_ids(project_id=project_id, decision_id=decision_id)
+        _check_as_of(as_of)
+        self._authorize("report", caller, project_id)
+        built = assemble_report(self._memory_of(project_id), project_id, as_of=as_of)
+        return prove_inclusion(built, decision_id)
+
+    # -- legacy session export and import ----------------------------------------------
+
+    def export_session(
+        self,
+        session_id: str,
+        fmt: str,
+        *,
+        caller: Principal | None = None,
+        graph_format: str = "node-link",
+    ) -> SessionExport:
+        """Export a legacy session (``POST /sessions/{session_id}/export/{fmt}``).
+
+        The checks run in this order: the session id's syntax
+        (``INVALID_REQUEST``), the caller and its ``user`` role
+        (``UNAUTHENTICATED``, ``FORBIDDEN``), the format
+        (``UNSUPPORTED_EXPORT_FORMAT``), then the session is looked up
+        (``SESSION_NOT_FOUND``) and the caller's grant for the session's
+        project is checked (``FORBIDDEN``). The format is checked before the
+        look-up so that a request that cannot succeed touches no storage.
+
+        Args:
+            session_id: The session.
+            fmt: Exactly ``json``, ``pdf`` or ``graph``.
+            caller: Needs the ``user`` role and a grant for the session's project.
+            graph_format: For ``graph``: ``node-link`` (networkx node-link
+                JSON, the default) or ``graphml``.
+
+        Returns:
+            The document's bytes, media type and a suggested file name.
+
+        Raises:
+            UnsupportedExportFormat: ``fmt`` or ``graph_format`` is not allowed.
+            SessionNotFound: no session has that id.
+            MissingExtra: ``pdf`` without the ``pdf`` extra installed.
+        """
+        _check_ids(session_id=session_id)
+        self._authorize("export_session", caller)
+        check_export_format(fmt, graph_format)
+        found = self._storage.get_session(session_id)
+        self._authorize("export_session", caller, found.project_id)
+        return export_legacy_session(found, fmt, memory=self._storage, graph_format=graph_format)
+
+    def import_sessions(
+        self, path: str | os.PathLike[str], *, caller: Principal | None = None
+    ) -> SessionImport:
+        """Import legacy sessions from a JSON file or a directory of them.
+
+        Each file holds one session in the wire form, plain or inside the
+        ``semreport.session/1`` export envelope. A file that cannot be read,
+        is malformed, belongs to a project the caller has no grant for,
+        repeats the id of an earlier file or of a stored session is reported
+        with its reason and skipped; the others are recorded together in one
+        batch, so nothing is half-written.
+
+        Args:
+            path: A file, or a directory whose ``*.json`` files are read in name order.
+            caller: Needs the ``user`` role, and a grant for each session's project.
+
+        Returns:
+            The ids recorded, the files read and a problem per file skipped.
+
+        Raises:
+            InvalidRequest: ``path`` is neither a file nor a directory.
+        """
+        who = self._require(caller, Role.USER)
+        loaded = load_session_files(path)
+        problems = list(loaded.problems)
+        chosen: list[LegacySession] = []
+        taken: set[str] = set()
+        for file, session in loaded.sessions:
+            if not who.may_read(session.project_id):
+                problems.append(
+                    SessionImportProblem(
+                        file,
+                        Forbidden.code,
+                        _FORBIDDEN.format(project=session.project_id, role=Role.USER.value),
+                    )
+                )
+            elif session.id in taken or self._session_exists(session.id):
+                where = "an earlier file" if session.id in taken else "the store"
+                problems.append(
+                    SessionImportProblem(
+                        file,
+                        SessionAlreadyRecorded.code,
+                        f"session {session.id!r} is already in {where}",
+                    )
+                )
+            else:
+                chosen.append(session)
+                taken.add(session.id)
+        if chosen:
+            self.record_sessions(chosen, caller=who)
+        order = {file: position for position, file in enumerate(loaded.files)}
+        problems.sort(key=lambda problem: order.get(problem.file, len(order)))
+        return SessionImport(
+            imported=tuple(s.id for s in chosen), files=loaded.files, problems=tuple(problems)
+        )
+
+    def _session_exists(self, session_id: str) -> bool:
+        try:
+            self._storage.get_session(session_id)
+        except SessionNotFound:
+            return False
+        return True
+
+    # -- model status and inference --------------------------------------------------
+
+    def gnn_status(self, *, caller: Principal | None = None) -> ModelStatus:
+        """Report what the GNN slot holds (``GET /gnn/status``; operators)."""
+        self._authorize("gnn_status", caller)
+        return self._model.status()
+
+    def gnn_infer(
+        self, payload: object = None, *, caller: Principal | None = None
+    ) -> Mapping[str, Any]:
+        """Run GNN inference (``POST /gnn/infer``); while no model is loaded, refuse.
+
+        With the default :class:`~semreport.gnn.NullGNN` this always raises
+        ``GNN_MODEL_NOT_LOADED`` (404), before anything else: whatever the
+        payload (valid, empty or malformed) and whoever calls, or nobody.
+        """
+        status = self._model.status()
+        if not status.loaded:
+            raise GnnModelNotLoaded(f"GNN inference is refused: {status.reason}")
+        self._authorize("gnn_infer", caller)
+        return self._model.infer(payload)
+
+    def capabilities(self, *, caller: Principal | None = None) -> Capabilities:
+        """Say which capabilities of the contract are live now."""
+        self._caller_or_fail(caller)
+        status = self._model.status()
+        live: dict[str, bool] = {}
+        for row in CONTRACT:
+            offered = hasattr(type(self), row.operation)
+            if row.capability == "model_inference":
+                offered = offered and status.loaded
+            elif row.capability == "reference_embedding":
+                offered = False
+            elif row.capability == "catalogue_matching":
+                offered = offered and self._catalogue is not None
+            live[row.capability] = live.get(row.capability, True) and offered
+        return Capabilities(
+            capabilities=FrozenDict(live), model_inference=live["model_inference"], model=status
+        )
+
+    # -- reserved capabilities --------------------------------------------------------
+
+    def embed_reference(
+        self, payload: object = None, *, caller: Principal | None = None
+    ) -> NoReturn:
+        """Refuse reference embedding (``POST /reference/embed``): planned, not available."""
+        self._authorize("embed_reference", caller)
+        raise ReferenceEmbedNotAvailable(
+            "reference embedding is planned and not available yet; it is planned for the "
+            f"domains {', '.join(PLANNED_REFERENCE_DOMAINS)}"
+        )
+
+    def match_catalogue(
+        self, payload: Mapping[str, Any], *, caller: Principal | None = None
+    ) -> Mapping[str, Any]:
+        """Match a profile against the configured catalogue (``POST /catalogue/match``).
+
+        Raises:
+            CatalogueProfileMatchingNotConfigured: no catalogue is configured.
+            InvalidRequest: ``payload`` is not a JSON object.
+        """
+        self._authorize("match_catalogue", caller)
+        if self._catalogue is None:
+            raise CatalogueProfileMatchingNotConfigured(
+                "catalogue profile matching needs a manufacturer catalogue; none is configured "
+                "(pass catalogue=... to semreport.open)"
+            )
+        if not isinstance(payload, Mapping):
+            raise InvalidRequest.at("$", "expected a JSON object")
+        return self._catalogue.match(payload)
+
+
+def _expect(value: object, cls: type[T]) -> T:
+    if not isinstance(value, cls):
+        raise TypeError(f"the scorer returned {type(value).__name__}, not {cls.__name__}")
+    return value
+
+
+def _check_as_of(as_of: object) -> None:
+    if as_of is not None and (isinstance(as_of, bool) or not isinstance(as_of, int) or as_of < 0):
+        raise InvalidRequest.at("$.as_of", "expected a sequence number (an integer of 0 or more)")
+
+
+def _check_ids(**ids: object) -> None:
+    errors: list[FieldError] = []
+    for name, value in ids.items():
+        try:
+            check_identifier(value)
+        except (TypeError, ValueError) as exc:
+            errors.append(FieldError(f"$.{name}", str(exc)))
+    if errors:
+        raise InvalidRequest(errors)
+
+
+def _structure_batch(items: Iterable[T | Mapping[str, Any]], cls: type[T]) -> list[T]:
+    if isinstance(items, (Mapping | str | bytes, cls)):
+        raise InvalidRequest.at("$", f"expected a list of {cls.__name__} objects or mappings")
+    batch: list[T] = []
+    errors: list[FieldError] = []
+    for position, item in enumerate(items):
+        try:
+            batch.append(from_wire(item, cls, path=f"$[{position}]"))
+        except InvalidRequest as exc:
+            errors.extend(exc.errors)
+    if errors:
+        raise InvalidRequest(errors)
+    return batch
+
+
+_DEFAULT_URL: Final = "sqlite:///semreport.db"
+
+
+def open(  # noqa: A001 - the library's entry point is semreport.open, by design
+    url: str = _DEFAULT_URL,
+    *,
+    caller: Principal | None = None,
+    require_caller: bool = False,
+    model: InferenceModel | None = None,
+    catalogue: Catalogue | None = None,
+    scorer: Scorer | None = None,
+    **storage_options: Any,
+) -> SemReport:
+    """Open the facade over the storage a URL names: the composition root.
+
+    Args:
+        url: ``memory://``, ``sqlite:///path/to/file.db`` (the default is
+            ``semreport.db`` in the current directory), ``postgresql://...``
+            or a plug-in's scheme.
+        caller: The default caller; ``None`` gives the local principal (both
+            roles, every project), which suits notebooks and scripts.
+        require_caller: Give the facade no default caller, so that every call
+            must pass ``caller=`` (what a service does); calls without one raise
+            ``UNAUTHENTICATED``.
+        model: The GNN slot; :class:`~semreport.gnn.NullGNN` by default.
+        catalogue: A manufacturer catalogue adapter, if one is configured.
+        scorer: The search scorer; :class:`~semreport.search.HeuristicScorer` by default.
+        **storage_options: Passed to the storage adapter (e.g. ``clock``).
+
+    Example:
+        >>> import semreport
+        >>> with semreport.open("memory://") as sr:
+        ...     sr.gnn_status().loaded
+        False
+    """
+    if require_caller and caller is not None:
+        raise InvalidRequest.at("$.caller", "give a caller or require_caller=True, not both")
+    default = None if require_caller else (caller if caller is not None else Principal.local())
+    storage = open_storage(url, **storage_options)
+    return SemReport(storage, caller=default, model=model, catalogue=catalogue, scorer=scorer)
