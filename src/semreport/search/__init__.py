@@ -1,0 +1,66 @@
+"""Heuristic semantic search over Decision Memory: signals, criteria, exemplars, results.
+
+The facade (:meth:`semreport.SemReport.find`, ``similar``, ``signals``) is the
+usual entry point; this package holds the request and result types and the
+:class:`HeuristicScorer` behind them.
+"""
+
+from semreport.search._models import (
+    DEFAULT_LIMIT,
+    MAX_FILTER_VALUES,
+    MAX_LIMIT,
+    MAX_TEXT,
+    SIGNAL_NAMES,
+    AttributeSummary,
+    Criteria,
+    Exemplar,
+    FacetSelection,
+    Filters,
+    Hit,
+    NumericRange,
+    PartialDecision,
+    SearchResult,
+    SignalCatalogue,
+    SignalContribution,
+    SignalInfo,
+    StatusFilter,
+    SupersededPolicy,
+    TimeRange,
+    parse_criteria,
+    parse_exemplar,
+)
+from semreport.search._scorer import (
+    FIND_WEIGHTS,
+    HEURISTIC_VERSION,
+    SIMILAR_WEIGHTS,
+    HeuristicScorer,
+)
+
+__all__ = [
+    "DEFAULT_LIMIT",
+    "FIND_WEIGHTS",
+    "HEURISTIC_VERSION",
+    "MAX_FILTER_VALUES",
+    "MAX_LIMIT",
+    "MAX_TEXT",
+    "SIGNAL_NAMES",
+    "SIMILAR_WEIGHTS",
+    "AttributeSummary",
+    "Criteria",
+    "Exemplar",
+    "FacetSelection",
+    "Filters",
+    "HeuristicScorer",
+    "Hit",
+    "NumericRange",
+    "PartialDecision",
+    "SearchResult",
+    "SignalCatalogue",
+    "SignalContribution",
+    "SignalInfo",
+    "StatusFilter",
+    "SupersededPolicy",
+    "TimeRange",
+    "parse_criteria",
+    "parse_exemplar",
+]

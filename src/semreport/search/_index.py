@@ -1,0 +1,750 @@
+"""The per-project search index: an immutable snapshot of Decision Memory at one sequence.
+
+A snapshot holds a sparse term structure (postings in segments, term-major),
+numpy columns (lengths, times, facet codes, numeric attributes) and CSR
+structures for tags, elements, evidence and links. :meth:`IndexSnapshot.extend`
+returns a *new* snapshot for the records appended since: it tokenises only
+the new decisions and adds one postings segment, sharing everything else.
+Scores never depend on the order records arrived in: corpus statistics are
+integer sums and every per-decision value is computed from the set of records.
+
+BM25 impacts (``idf * tf * (k1 + 1) / (tf + k1 * norm)``) depend on corpus
+statistics that every append changes, so every snapshot computes all of them
+eagerly, vectorised, when it is built: a build or an append pays for them, a
+query never does.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import threading
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from semreport.domain import Decision, DecisionDomain, DecisionStatus, LinkKind
+from semreport.search._text import _WORD, STOP_WORDS, Tokenizer
+
+__all__ = ["K1", "TITLE_WEIGHT", "B", "IndexSnapshot", "KeyedSets", "Vocabulary"]
+
+K1: Final = 1.5
+"""BM25 term-frequency saturation."""
+B: Final = 0.75
+"""BM25 length normalisation."""
+TITLE_WEIGHT: Final = 2
+"""How many times a title word counts, against once for statement and rationale words."""
+_MAX_SEGMENTS: Final = 8
+DEMOTION: Final = 0.5
+"""The factor a superseded decision's score is multiplied by under ``demote``."""
+
+F64 = npt.NDArray[np.float64]
+I32 = npt.NDArray[np.int32]
+I64 = npt.NDArray[np.int64]
+Bool = npt.NDArray[np.bool_]
+
+DOMAINS: Final = tuple(DecisionDomain)
+STATUSES: Final = tuple(DecisionStatus)
+_DOMAIN_CODE: Final = {d: i for i, d in enumerate(DOMAINS)}
+_STATUS_CODE: Final = {s: i for i, s in enumerate(STATUSES)}
+LINK_KINDS: Final = tuple(LinkKind)
+_LINK_CODE: Final = {k: i for i, k in enumerate(LINK_KINDS)}
+SUPERSEDES: Final = _LINK_CODE[LinkKind.SUPERSEDES]
+
+
+class Vocabulary:
+    """Append-only maps shared by every snapshot of a project (codes never change)."""
+
+    def __init__(self) -> None:
+        self.tokenizer = Tokenizer()
+        self.word_term: dict[str, int] = {}  # lower-cased word -> term id, -1 for a stop word
+        self.terms: dict[str, int] = {}  # stem -> term id
+        self.term_names: list[str] = []  # term id -> stem
+        self.keys: dict[str, int] = {}  # "tag:fire", "agent:a-1", "element:w-3"... -> key id
+        self.key_names: list[str] = []
+        self.agents: dict[str, int] = {}
+        self.agent_names: list[str] = []
+        self.lock = threading.Lock()
+
+    def term_ids(self, words: list[str]) -> list[int]:
+        """Map lower-cased words to term ids (``-1`` for stop words), learning new ones."""
+        table = self.word_term
+        try:
+            return list(map(table.__getitem__, words))
+        except KeyError:
+            self.learn(words)
+        return list(map(table.__getitem__, words))
+
+    def learn(self, words: Iterable[str]) -> None:
+        """Give every unseen word a term id, stemming the new ones in one call."""
+        table = self.word_term
+        missing = sorted(set(words).difference(table))
+        if not missing:
+            return
+        terms = self.terms
+        for word in missing:
+            if word in STOP_WORDS or len(word) < 2:
+                table[word] = -1
+        fresh = [w for w in missing if w not in STOP_WORDS and len(w) > 1]
+        for word, stem in zip(fresh, self.tokenizer.stem_words(fresh), strict=True):
+            tid = terms.get(stem)
+            if tid is None:
+                tid = terms[stem] = len(terms)
+                self.term_names.append(stem)
+            table[word] = tid
+
+    def query_terms(self, text: str) -> tuple[list[int], dict[int, str]]:
+        """Known term ids of ``text`` in order, and the first word of each (nothing is learned)."""
+        table = self.word_term
+        tids: list[int] = []
+        surface: dict[int, str] = {}
+        for word in _WORD.findall(text.lower()):
+            tid = table.get(word)
+            if tid is None:  # a word no decision holds: its stem still may be known
+                stems = self.tokenizer.terms(word)
+                tid = self.terms.get(stems[0], -1) if stems else -1
+            if tid >= 0:
+                tids.append(tid)
+                if tid not in surface:
+                    surface[tid] = word
+        return tids, surface
+
+    def lookup_terms(self, text: str) -> list[int]:
+        """Map ``text`` to known term ids (unknown terms are dropped); nothing is learned."""
+        return [
+            tid for stem in self.tokenizer.terms(text) if (tid := self.terms.get(stem)) is not None
+        ]
+
+    def key(self, name: str) -> int:
+        """Return the id of a facet or graph key, assigning one if new."""
+        code = self.keys.get(name)
+        if code is None:
+            code = self.keys[name] = len(self.key_names)
+            self.key_names.append(name)
+        return code
+
+    def agent(self, name: str) -> int:
+        """Return the code of an agent, assigning one if new."""
+        code = self.agents.get(name)
+        if code is None:
+            code = self.agents[name] = len(self.agent_names)
+            self.agent_names.append(name)
+        return code
+
+
+class _Segment:
+    """Postings of the decisions in rows ``[start, stop)``, term-major, rows ascending per term."""
+
+    __slots__ = ("__dict__", "docs", "indptr", "keys", "start", "stop", "tfs")
+
+    def __init__(self, start: int, stop: int, indptr: I64, docs: I32, tfs: F64) -> None:
+        self.start = start
+        self.stop = stop
+        self.indptr = indptr
+        self.docs = docs
+        self.tfs = tfs
+        # (term << 32) | row per posting: ascending, so one binary search answers
+        # "does row r hold term t" for many pairs at once.
+        self.keys: I64 = (self.terms.astype(np.int64) << 32) | docs
+
+    def span(self, term: int) -> tuple[int, int]:
+        """Where ``term``'s postings lie in :attr:`docs` (empty if the segment lacks it)."""
+        if term + 1 >= len(self.indptr):
+            return 0, 0
+        return int(self.indptr[term]), int(self.indptr[term + 1])
+
+    @classmethod
+    def from_coo(  # noqa: PLR0917 - internal
+        cls, start: int, stop: int, vocab_size: int, terms: I32, docs: I32, tfs: F64
+    ) -> _Segment:
+        order = _stable_order(terms, vocab_size)
+        counts = np.bincount(terms, minlength=vocab_size)
+        indptr = np.zeros(vocab_size + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        return cls(start, stop, indptr, docs[order], tfs[order])
+
+    @functools.cached_property
+    def terms(self) -> I32:
+        """The term of each posting."""
+        return np.repeat(np.arange(len(self.indptr) - 1, dtype=np.int32), np.diff(self.indptr))
+
+    def coo(self) -> tuple[I32, I32, F64]:
+        return self.terms, self.docs, self.tfs
+
+
+_EMPTY_I32: Final[I32] = np.zeros(0, dtype=np.int32)
+_EMPTY_F64: Final[F64] = np.zeros(0, dtype=np.float64)
+
+
+def _stable_order(keys: I32, size: int) -> I64:
+    """A stable argsort of small non-negative integers by 16-bit radix passes (fast in numpy)."""
+    if size <= 1 << 16:
+        return np.argsort(keys.astype(np.uint16), kind="stable")
+    low = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
+    high = np.argsort((keys[low] >> 16).astype(np.uint16), kind="stable")
+    return low[high]
+
+
+class KeyedSets:
+    """Per-decision sets of integer keys in CSR form, with the transpose built on demand."""
+
+    __slots__ = ("__dict__", "indptr", "keys")
+
+    def __init__(self, indptr: I64, keys: I32) -> None:
+        self.indptr = indptr
+        self.keys = keys
+
+    @property
+    def rows(self) -> int:
+        return len(self.indptr) - 1
+
+    def of(self, row: int) -> I32:
+        """The keys of one decision."""
+        return self.keys[self.indptr[row] : self.indptr[row + 1]]
+
+    def extend(self, groups: Sequence[Sequence[int]]) -> KeyedSets:
+        lengths = np.fromiter((len(g) for g in groups), dtype=np.int64, count=len(groups))
+        flat = np.fromiter((k for g in groups for k in g), dtype=np.int32, count=int(lengths.sum()))
+        indptr = np.concatenate([self.indptr, self.indptr[-1] + np.cumsum(lengths)])
+        return KeyedSets(indptr, np.concatenate([self.keys, flat]))
+
+    @functools.cached_property
+    def owner(self) -> I32:
+        """The row each stored key belongs to."""
+        return np.repeat(np.arange(self.rows, dtype=np.int32), np.diff(self.indptr))
+
+    def transpose(self, size: int) -> tuple[I64, I32]:
+        """Key-major form: ``(indptr over key ids, rows)``, for ``size`` key ids."""
+        cached: tuple[I64, I32] | None = self.__dict__.get("_transpose")
+        if cached is not None and len(cached[0]) == size + 1:
+            return cached
+        order = _stable_order(self.keys, size)
+        counts = np.bincount(self.keys, minlength=size)
+        indptr = np.zeros(size + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        result = (indptr, self.owner[order])
+        self.__dict__["_transpose"] = result
+        return result
+
+
+def _empty_sets() -> KeyedSets:
+    return KeyedSets(np.zeros(1, dtype=np.int64), _EMPTY_I32)
+
+
+class IndexSnapshot:
+    """The index of one project as of one sequence number (immutable once built)."""
+
+    def __init__(self, project_id: str, vocab: Vocabulary | None = None) -> None:
+        self.project_id = project_id
+        self.vocab = vocab if vocab is not None else Vocabulary()
+        self.sequence = 0
+        self.n = 0
+        self.ids: list[str] = []
+        self.row_of: dict[str, int] = {}
+        self.decisions: list[Decision] = []
+        self.segments: tuple[_Segment, ...] = ()
+        self.df: I64 = np.zeros(0, dtype=np.int64)
+        self.doc_len: I64 = np.zeros(0, dtype=np.int64)
+        self.total_len = 0
+        self.recorded: F64 = _EMPTY_F64
+        self.domain: npt.NDArray[np.int8] = np.zeros(0, dtype=np.int8)
+        self.status: npt.NDArray[np.int8] = np.zeros(0, dtype=np.int8)
+        self.agent: I32 = _EMPTY_I32
+        self.facets = _empty_sets()  # domain, agent, status and tag keys
+        self.tags = _empty_sets()  # tag keys only (filters)
+        self.things = _empty_sets()  # element and evidence keys (graph)
+        self.edge_src: I32 = _EMPTY_I32
+        self.edge_dst: I32 = _EMPTY_I32
+        self.edge_kind: npt.NDArray[np.int8] = np.zeros(0, dtype=np.int8)
+        self.edge_target: list[str] = []
+        self.attributes: dict[str, F64] = {}
+        self.idfs: F64 = _EMPTY_F64  # Lucene's idf per term
+        self.segment_impacts: tuple[F64, ...] = ()  # BM25 impact per posting, per segment
+
+    # -- building ---------------------------------------------------------------------
+
+    def extend(self, decisions: Iterable[Decision]) -> IndexSnapshot:
+        """Return a new snapshot holding this one's decisions and ``decisions`` after them."""
+        batch = list(decisions)
+        if not batch:
+            return self
+        vocab = self.vocab
+        with vocab.lock:
+            return self._extended(batch)
+
+    def _extended(self, batch: list[Decision]) -> IndexSnapshot:  # noqa: PLR0912, PLR0915 - one pass
+        vocab = self.vocab
+        start = self.n
+        new = IndexSnapshot(self.project_id, vocab)
+        if len(self.ids) == start:
+            new.ids, new.row_of, new.decisions = self.ids, self.row_of, self.decisions
+        else:  # this snapshot was extended before: branch off with copies
+            new.ids = self.ids[:start]
+            new.decisions = self.decisions[:start]
+            new.row_of = {i: r for i, r in self.row_of.items() if r < start}
+        count = len(batch)
+
+        agents = vocab.agents
+        facet_heads: dict[tuple[DecisionDomain, str, DecisionStatus], list[int]] = {}
+        facet_groups: list[list[int]] = []
+        tag_groups: list[list[int]] = []
+        thing_groups: list[list[int]] = []
+        domain = np.empty(count, dtype=np.int8)
+        status = np.empty(count, dtype=np.int8)
+        agent = np.empty(count, dtype=np.int32)
+        recorded = np.empty(count, dtype=np.float64)
+        edges_src: list[int] = []
+        edges_kind: list[int] = []
+        edges_target: list[str] = []
+        numeric: dict[str, list[tuple[int, float]]] = {}
+        key = vocab.key
+        titles = [d.title for d in batch]
+        bodies = [f"{d.statement}\n{d.rationale}" for d in batch]
+
+        for offset, decision in enumerate(batch):
+            row = start + offset
+            new.ids.append(decision.id)
+            new.row_of[decision.id] = row
+            new.decisions.append(decision)
+            domain[offset] = _DOMAIN_CODE[decision.domain]
+            status[offset] = _STATUS_CODE[decision.status]
+            agent_code = agents.get(decision.agent)
+            if agent_code is None:
+                agent_code = vocab.agent(decision.agent)
+            agent[offset] = agent_code
+            at = decision.recorded_at
+            recorded[offset] = at.timestamp() if at is not None else 0.0
+            tags = [key(f"tag:{tag}") for tag in sorted(decision.tags)] if decision.tags else []
+            tag_groups.append(tags)
+            fixed = (decision.domain, decision.agent, decision.status)
+            head = facet_heads.get(fixed)
+            if head is None:
+                head = facet_heads[fixed] = [
+                    key(f"domain:{decision.domain.value}"),
+                    key(f"agent:{decision.agent}"),
+                    key(f"status:{decision.status.value}"),
+                ]
+            facet_groups.append(head + tags)
+            if decision.elements or decision.evidence:
+                things = {key(f"element:{e}") for e in decision.elements}
+                things.update(key(f"evidence:{ev.kind.value}:{ev.ref}") for ev in decision.evidence)
+                thing_groups.append(sorted(things))
+            else:
+                thing_groups.append([])
+            for link in decision.links:
+                edges_src.append(row)
+                edges_kind.append(_LINK_CODE[link.kind])
+                edges_target.append(link.target)
+            for name, value in decision.attributes.items():
+                kind = type(value)
+                if kind is float or kind is int:
+                    numeric.setdefault(name, []).append((row, float(value)))
+
+        n = start + count
+        new.n = n
+        new.sequence = batch[-1].sequence or self.sequence + count
+        segment, batch_len = _tokenised_segment(vocab, start, titles, bodies)
+        vocab_size = len(vocab.terms)
+        terms = segment.terms
+        segments = (*self.segments, segment)
+        if len(segments) > _MAX_SEGMENTS:
+            segments = (_merge(segments, vocab_size),)
+        new.segments = segments
+        df = np.zeros(vocab_size, dtype=np.int64)
+        df[: len(self.df)] = self.df
+        df += np.bincount(terms, minlength=vocab_size)
+        new.df = df
+        new.doc_len = np.concatenate([self.doc_len, batch_len])
+        new.total_len = self.total_len + int(batch_len.sum())
+        new.recorded = np.concatenate([self.recorded, recorded])
+        new.domain = np.concatenate([self.domain, domain])
+        new.status = np.concatenate([self.status, status])
+        new.agent = np.concatenate([self.agent, agent])
+        new.facets = self.facets.extend(facet_groups)
+        new.tags = self.tags.extend(tag_groups)
+        new.things = self.things.extend(thing_groups)
+
+        new.edge_src = np.concatenate([self.edge_src, np.array(edges_src, dtype=np.int32)])
+        new.edge_kind = np.concatenate([self.edge_kind, np.array(edges_kind, dtype=np.int8)])
+        new.edge_target = [*self.edge_target, *edges_target]
+        # Link targets resolve against the whole snapshot: a link recorded before its
+        # target is resolved once the target arrives, so the order of recording never matters.
+        row_of = new.row_of
+        new.edge_dst = np.fromiter(
+            (row_of.get(t, -1) for t in new.edge_target), dtype=np.int32, count=len(new.edge_target)
+        )
+        if len(new.edge_dst):
+            new.edge_dst[new.edge_dst >= n] = -1
+
+        attributes: dict[str, F64] = {}
+        for name in sorted(set(self.attributes) | set(numeric)):
+            column = np.full(n, np.nan)
+            old = self.attributes.get(name)
+            if old is not None:
+                column[:start] = old
+            for row, value in numeric.get(name, ()):
+                column[row] = value
+            attributes[name] = column
+        new.attributes = attributes
+        new._compute_impacts()
+        return new
+
+    def build_columns(self) -> None:
+        """Compute every query-independent derived column now, not on a query's time.
+
+        Id ranks, supersession, adjacency, key weights and their transposes are
+        index structures like the impacts: a build or an append pays for them.
+        """
+        size = len(self.vocab.key_names)
+        for name in ("id_rank", "superseded_rows", "demotion", "degree", "node_stats"):
+            getattr(self, name)
+        for sets in (self.facets, self.things, self.tags):
+            self._key_stats(sets)
+            sets.transpose(size)
+        for name in self.attributes:
+            self.attribute_values(name)
+            self.scale(name)
+
+    def _compute_impacts(self) -> None:
+        """Every posting's BM25 impact under this snapshot's corpus statistics (vectorised)."""
+        df = self.df.astype(np.float64)
+        self.idfs = np.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
+        idf_k1 = self.idfs * (K1 + 1.0)
+        norm = self.norm
+        impacts = []
+        for segment in self.segments:
+            tfs = segment.tfs
+            impacts.append(idf_k1[segment.terms] * tfs / (tfs + norm[segment.docs]))
+        self.segment_impacts = tuple(impacts)
+
+    # -- text ------------------------------------------------------------------------
+
+    @functools.cached_property
+    def norm(self) -> F64:
+        """``k1 * (1 - b + b * len / avg_len)`` per decision."""
+        avg = self.total_len / self.n if self.n and self.total_len else 1.0
+        result: F64 = K1 * (1.0 - B + B * (self.doc_len / avg))
+        return result
+
+    def idf(self, term: int) -> float:
+        """Lucene's BM25 idf, ``log(1 + (N - df + 0.5) / (df + 0.5))``."""
+        return float(self.idfs[term]) if term < len(self.idfs) else _UNSEEN_IDF(self.n)
+
+    def postings(self, term: int) -> I32:
+        """The rows holding ``term``, ascending."""
+        parts = [s.docs[lo:hi] for s in self.segments for lo, hi in (s.span(term),) if hi > lo]
+        if len(parts) == 1:
+            return parts[0]
+        return np.concatenate(parts) if parts else _EMPTY_I32
+
+    def holds(self, terms: list[int], rows: I64) -> Bool:
+        """``found[i, j]``: whether row ``rows[j]`` holds ``terms[i]``."""
+        wanted = ((np.array(terms, dtype=np.int64) << 32)[:, None] | rows[None, :]).ravel()
+        found = np.zeros(len(wanted), dtype=np.bool_)
+        for segment in self.segments:
+            keys = segment.keys
+            found |= keys.take(keys.searchsorted(wanted), mode="clip") == wanted
+        return found.reshape(len(terms), len(rows))
+
+    def impacts(self, term: int) -> tuple[I32, F64]:
+        """The rows holding ``term`` (ascending) and their BM25 impact for it."""
+        docs: list[I32] = []
+        values: list[F64] = []
+        for segment, impacts in zip(self.segments, self.segment_impacts, strict=True):
+            lo, hi = segment.span(term)
+            if hi > lo:
+                docs.append(segment.docs[lo:hi])
+                values.append(impacts[lo:hi])
+        if len(docs) == 1:
+            return docs[0], values[0]
+        if not docs:
+            return _EMPTY_I32, _EMPTY_F64
+        return np.concatenate(docs), np.concatenate(values)
+
+    def text_scores(self, weighted_terms: dict[int, float]) -> tuple[F64, float]:
+        """BM25 scores of every decision for weighted terms, and their upper bound."""
+        docs: list[I32] = []
+        values: list[F64] = []
+        bound = 0.0
+        # Sum in stem order, not id order: ids depend on the order records arrived in.
+        # bincount adds each row's values in the order given, so every row's sum runs
+        # over its terms in stem order, whatever order the rows were recorded in.
+        names = self.vocab.term_names
+        idfs = self.idfs
+        known = len(idfs)
+        segments = self.segments
+        single = len(segments) == 1
+        for term in sorted(weighted_terms, key=names.__getitem__):
+            weight = weighted_terms[term]
+            bound += weight * (float(idfs[term]) if term < known else self.idf(term)) * (K1 + 1.0)
+            if single:
+                indptr = segments[0].indptr
+                if term + 1 >= len(indptr):
+                    continue
+                lo, hi = indptr[term], indptr[term + 1]
+                if hi == lo:
+                    continue
+                rows = segments[0].docs[lo:hi]
+                impacts = self.segment_impacts[0][lo:hi]
+            else:
+                rows, impacts = self.impacts(term)
+                if not len(rows):
+                    continue
+            docs.append(rows)
+            values.append(impacts if weight == 1.0 else weight * impacts)
+        if not docs:
+            return np.zeros(self.n), bound
+        if len(docs) == 1:
+            scores = np.bincount(docs[0], weights=values[0], minlength=self.n)
+        else:
+            scores = np.bincount(
+                np.concatenate(docs), weights=np.concatenate(values), minlength=self.n
+            )
+        return np.asarray(scores, dtype=np.float64), bound
+
+    def term_counts(self, row: int) -> dict[int, float]:
+        """The weighted term frequencies of one decision (from its text)."""
+        decision = self.decisions[row]
+        vocab = self.vocab
+        title = [t for t in vocab.term_ids(_WORD.findall(decision.title.lower())) if t >= 0]
+        body_text = f"{decision.statement}\n{decision.rationale}"
+        body = [t for t in vocab.term_ids(_WORD.findall(body_text.lower())) if t >= 0]
+        counts: Counter[int] = Counter(body)
+        for _ in range(TITLE_WEIGHT):
+            counts.update(title)
+        return dict(counts)
+
+    # -- derived columns --------------------------------------------------------------
+
+    @functools.cached_property
+    def id_rank(self) -> I64:
+        """Each decision's position in id order (for tie-breaking)."""
+        order = np.argsort(np.array(self.ids[: self.n]), kind="stable")
+        rank = np.empty(self.n, dtype=np.int64)
+        rank[order] = np.arange(self.n)
+        return rank
+
+    @functools.cached_property
+    def superseded(self) -> Bool:
+        """Which decisions another decision of the snapshot supersedes."""
+        flags = np.zeros(self.n, dtype=np.bool_)
+        chosen = (self.edge_kind == SUPERSEDES) & (self.edge_dst >= 0)
+        flags[self.edge_dst[chosen]] = True
+        return flags
+
+    @functools.cached_property
+    def demotion(self) -> F64:
+        """Per decision, the factor ``demote`` applies: 0.5 when superseded, else 1."""
+        return np.where(self.superseded, DEMOTION, 1.0)
+
+    @functools.cached_property
+    def superseded_rows(self) -> I64:
+        """The rows of the superseded decisions."""
+        return np.flatnonzero(self.superseded)
+
+    def superseded_by(self, row: int) -> list[str]:
+        """Ids of the decisions that supersede ``row``."""
+        chosen = (self.edge_kind == SUPERSEDES) & (self.edge_dst == row)
+        return sorted(self.ids[int(src)] for src in self.edge_src[chosen])
+
+    @functools.cached_property
+    def neighbours(self) -> KeyedSets:
+        """Undirected adjacency (resolved links of any kind), as CSR over rows."""
+        ok = self.edge_dst >= 0
+        src = np.concatenate([self.edge_src[ok], self.edge_dst[ok]])
+        dst = np.concatenate([self.edge_dst[ok], self.edge_src[ok]])
+        if len(src):
+            pairs = np.unique(src.astype(np.int64) * max(self.n, 1) + dst)
+            src = (pairs // max(self.n, 1)).astype(np.int32)
+            dst = (pairs % max(self.n, 1)).astype(np.int32)
+        counts = np.bincount(src, minlength=self.n)
+        indptr = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        return KeyedSets(indptr, dst.astype(np.int32))
+
+    @functools.cached_property
+    def degree(self) -> F64:
+        """Links (either way), elements and evidence per decision: how connected it is."""
+        links = np.diff(self.neighbours.indptr)
+        things = np.diff(self.things.indptr)
+        result: F64 = (links + things).astype(np.float64)
+        return result
+
+    @functools.cached_property
+    def time_span(self) -> tuple[float, float]:
+        """The earliest and latest ``recorded_at`` (epoch seconds)."""
+        if not self.n:
+            return (0.0, 0.0)
+        return (float(self.recorded.min()), float(self.recorded.max()))
+
+    def key_weights(self, sets: KeyedSets) -> F64:
+        """``log(1 + N / df)`` per key of ``sets`` (0 for keys no decision holds)."""
+        return self._key_stats(sets)[0]
+
+    def key_totals(self, sets: KeyedSets) -> F64:
+        """The summed key weight of each decision's set."""
+        return self._key_stats(sets)[1]
+
+    def _key_stats(self, sets: KeyedSets) -> tuple[F64, F64]:
+        cached: tuple[F64, F64] | None = sets.__dict__.get("_stats")
+        size = len(self.vocab.key_names)
+        if cached is not None and len(cached[0]) == size:
+            return cached
+        df = np.bincount(sets.keys, minlength=size).astype(np.float64)
+        weights = _quantise(np.where(df > 0, np.log1p(self.n / np.maximum(df, 1.0)), 0.0))
+        totals = np.bincount(sets.owner, weights=weights[sets.keys], minlength=self.n)
+        result = (weights, totals.astype(np.float64))
+        sets.__dict__["_stats"] = result
+        return result
+
+    @functools.cached_property
+    def node_stats(self) -> tuple[F64, F64]:
+        """Weights of node keys (a decision and its neighbours) and each decision's total."""
+        degree = np.diff(self.neighbours.indptr).astype(np.float64)
+        weights = _quantise(np.log1p(self.n / (degree + 1.0)))
+        nb = self.neighbours
+        totals: F64 = weights + np.bincount(nb.owner, weights=weights[nb.keys], minlength=self.n)
+        return weights, totals
+
+    def attribute_values(self, name: str) -> npt.NDArray[np.float32] | None:
+        """A numeric attribute as float32, missing values as +inf (closeness exp(-inf) = 0)."""
+        cache: dict[str, npt.NDArray[np.float32] | None] = self.__dict__.setdefault(
+            "_attribute_values", {}
+        )
+        if name in cache:
+            return cache[name]
+        column = self.attributes.get(name)
+        found = None
+        if column is not None:
+            found = np.where(np.isnan(column), np.inf, column).astype(np.float32)
+        cache[name] = found
+        return found
+
+    def scale(self, name: str) -> float:
+        """The spread-based scale of a numeric attribute (IQR / 1.349, else std, else 1)."""
+        cache: dict[str, float] = self.__dict__.setdefault("_scales", {})
+        found = cache.get(name)
+        if found is not None:
+            return found
+        column = self.attributes.get(name)
+        values = column[~np.isnan(column)] if column is not None else _EMPTY_F64
+        scale = 1.0
+        if len(values) >= 2:
+            q1, q3 = np.percentile(values, [25, 75])
+            scale = float(q3 - q1) / 1.349
+            if not scale > 0:
+                scale = float(values.std())
+            if not scale > 0:
+                scale = max(abs(float(values.mean())) * 0.1, 1.0)
+        cache[name] = scale
+        return scale
+
+
+def _UNSEEN_IDF(n: int) -> float:
+    return float(np.log(1.0 + (n + 0.5) / 0.5))
+
+
+_SEPARATOR: Final = "\x01"
+_BREAK: Final = "Q"  # upper case: no lower-cased text holds it
+# For ASCII text, \w is [A-Za-z0-9_]: every other character separates words. One
+# character for one keeps str.translate on its fast path.
+_ASCII_SPLIT: Final = str.maketrans(
+    {chr(c): " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")}
+    | {_SEPARATOR: _BREAK}
+)
+
+
+_CHUNK: Final = 8192
+"""Texts split at once: bounds the word strings alive during a build."""
+
+
+def _words(vocab: Vocabulary, texts: list[str], chunk: int = _CHUNK) -> tuple[I64, I64]:
+    """Term ids of the words of ``texts`` (stop words dropped) and the text each belongs to.
+
+    The words are those of ``_WORD`` (runs of two or more word characters,
+    lower-cased). Texts go in chunks; an ASCII chunk is split in one pass over
+    its joined text, with a marker word between texts; others take the regular
+    expression per text.
+    """
+    if len(texts) <= chunk:
+        return _chunk_words(vocab, texts)
+    ids: list[I64] = []
+    rows: list[I64] = []
+    for first in range(0, len(texts), chunk):
+        chunk_ids, chunk_rows = _chunk_words(vocab, texts[first : first + chunk])
+        ids.append(chunk_ids)
+        rows.append(chunk_rows + first)
+    return np.concatenate(ids), np.concatenate(rows)
+
+
+def _chunk_words(vocab: Vocabulary, texts: list[str]) -> tuple[I64, I64]:
+    joined = f" {_SEPARATOR} ".join(texts)
+    table = vocab.word_term
+    if joined.isascii() and joined.count(_SEPARATOR) == len(texts) - 1:
+        words = joined.lower().translate(_ASCII_SPLIT).split()
+        table[_BREAK] = -2
+        vocab.learn(words)
+        ids = np.fromiter(map(table.__getitem__, words), np.int64, len(words))
+        rows = np.cumsum(ids == -2)
+    else:
+        findall = _WORD.findall
+        lists = [findall(text.lower()) for text in texts]
+        flat = list(itertools.chain.from_iterable(lists))
+        vocab.learn(flat)
+        ids = np.fromiter(map(table.__getitem__, flat), np.int64, len(flat))
+        lengths = np.fromiter(map(len, lists), np.int64, len(lists))
+        rows = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
+    kept = ids >= 0
+    return ids[kept], rows[kept]
+
+
+def _tokenised_segment(
+    vocab: Vocabulary, start: int, titles: list[str], bodies: list[str]
+) -> tuple[_Segment, I64]:
+    """Postings and lengths of a batch, counted in bulk (title words count twice).
+
+    Every word of the batch goes through one dictionary lookup; the (term, row)
+    pairs are counted by one ``np.unique``, whose sorted output is the segment's
+    term-major order with rows ascending.
+    """
+    count = len(titles)
+    title_ids, title_rows = _words(vocab, titles)
+    body_ids, body_rows = _words(vocab, bodies)
+    title_keys = title_ids * count + title_rows
+    body_keys = body_ids * count + body_rows
+    keys, tfs = np.unique(
+        np.concatenate([*(title_keys,) * TITLE_WEIGHT, body_keys]), return_counts=True
+    )
+    vocab_size = len(vocab.terms)
+    terms = (keys // max(count, 1)).astype(np.int32)
+    docs = (keys % max(count, 1) + start).astype(np.int32)
+    lengths = np.bincount(docs - start, weights=tfs.astype(np.float64), minlength=count).astype(
+        np.int64
+    )
+    indptr = np.zeros(vocab_size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(terms, minlength=vocab_size), out=indptr[1:])
+    return _Segment(start, start + count, indptr, docs, tfs.astype(np.float64)), lengths
+
+
+def _quantise(values: F64) -> F64:
+    """Round weights to multiples of 2**-20 so that any sum of them is exact.
+
+    Exact sums do not depend on the order of their terms, and that order
+    follows row and key ids, which follow the order records arrived in.
+    """
+    result: F64 = np.round(values * _QUANTUM) / _QUANTUM
+    return result
+
+
+_QUANTUM: Final = float(1 << 20)
+
+
+def _merge(segments: tuple[_Segment, ...], vocab_size: int) -> _Segment:
+    parts = [segment.coo() for segment in segments]
+    terms = np.concatenate([p[0] for p in parts])
+    docs = np.concatenate([p[1] for p in parts])
+    tfs = np.concatenate([p[2] for p in parts])
+    return _Segment.from_coo(segments[0].start, segments[-1].stop, vocab_size, terms, docs, tfs)
