@@ -1,0 +1,126 @@
+"""RFC 8785 (JCS) canonical JSON, with a fast path that gives the same bytes.
+
+:func:`canonical_json` is the reference: it delegates to the ``rfc8785``
+package. The fast path serialises with the standard library's C encoder when
+the value holds nothing on which Python's JSON output and JCS can differ
+(floats outside the range where both print the same digits, integers beyond
+the IEEE 754 safe range, object keys outside the Basic Multilingual Plane, lone
+surrogates); anything else falls back to ``rfc8785``. A differential property
+test checks the two against each other.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+import rfc8785
+
+__all__ = ["CanonicalizationError", "canonical_json", "canonical_json_fast", "canonical_record"]
+
+CanonicalizationError = rfc8785.CanonicalizationError
+"""Raised for a value JCS cannot represent (an integer beyond 2**53 - 1, NaN...)."""
+
+_MAX_SAFE_INT: Final = 2**53 - 1
+_FIXED_LOW: Final = 1e-4
+_FIXED_HIGH: Final = 1e16
+_encode = json.JSONEncoder(
+    ensure_ascii=False, allow_nan=False, sort_keys=True, separators=(",", ":")
+).encode
+
+
+def canonical_json(value: Any) -> bytes:
+    """Return the RFC 8785 canonical UTF-8 bytes of a JSON value (via ``rfc8785``).
+
+    Raises:
+        CanonicalizationError: the value holds something JCS cannot represent.
+    """
+    return rfc8785.dumps(value)
+
+
+def _plain(value: Any) -> bool:
+    """Whether the C encoder prints ``value`` exactly as JCS does."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str or item is None or kind is bool:
+            continue
+        if kind is int:
+            if -_MAX_SAFE_INT <= item <= _MAX_SAFE_INT:
+                continue
+            return False
+        if kind is float:
+            if _FIXED_LOW <= abs(item) < _FIXED_HIGH and not item.is_integer():
+                continue
+            return False
+        if kind is dict:
+            for key in item:
+                if type(key) is not str or not (key.isascii() or _bmp(key)):
+                    return False
+            stack.extend(item.values())
+            continue
+        if kind is list:
+            stack.extend(item)
+            continue
+        return False
+    return True
+
+
+def _bmp(text: str) -> bool:
+    return all(ord(char) <= 0xFFFF for char in text)
+
+
+def _dump(value: Any) -> bytes:
+    try:
+        return _encode(value).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: let the reference decide
+        return canonical_json(value)
+
+
+def canonical_json_fast(value: Any) -> bytes:
+    """Return the same bytes as :func:`canonical_json`, faster for plain values."""
+    if _plain(value):
+        return _dump(value)
+    return canonical_json(value)
+
+
+def _number(value: Any) -> Any:
+    """Map a number to one the C encoder prints as JCS does, or ``None`` if it cannot."""
+    kind = type(value)
+    if kind is int:
+        return value if -_MAX_SAFE_INT <= value <= _MAX_SAFE_INT else None
+    if kind is float:
+        if value.is_integer():
+            return int(value) if abs(value) <= _MAX_SAFE_INT else None
+        return value if _FIXED_LOW <= abs(value) < _FIXED_HIGH else None
+    return None
+
+
+def canonical_record(wire: Mapping[str, Any]) -> bytes:
+    """Return the canonical bytes of a decision's wire form (same bytes as :func:`canonical_json`).
+
+    The wire form of a validated :class:`~semreport.Decision` holds numbers
+    only in ``sequence`` and ``attributes`` and only ASCII object keys, so
+    only those are inspected; anything unusual goes through ``rfc8785``.
+    """
+    attributes = wire.get("attributes")
+    if type(wire) is not dict or type(attributes) is not dict:
+        return canonical_json_fast(wire)
+    fixed: dict[str, Any] | None = None
+    for name, item in attributes.items():
+        if type(item) in (str, bool):
+            continue
+        number = _number(item)
+        if number is None:
+            return canonical_json(wire)
+        if number is not item:
+            fixed = dict(attributes) if fixed is None else fixed
+            fixed[name] = number
+    sequence = wire.get("sequence")
+    if sequence is not None and (type(sequence) is not int or _number(sequence) is None):
+        return canonical_json(wire)
+    if fixed is not None:
+        wire = {**wire, "attributes": fixed}
+    return _dump(wire)
