@@ -1,0 +1,478 @@
+"""The OpenAPI 3.1 document: generated from the contract, kept in the package.
+
+:func:`build_openapi` writes the document from :data:`semreport.CONTRACT`
+(paths, methods, purposes, auth), the facade's type annotations (bodies and
+results, turned into JSON Schema from their attrs classes) and the
+hand-written schemas below (problems, limits). The result is checked in as
+``openapi.json`` beside this module and served as is; a test fails when the
+two differ. Regenerate with ``python -m semreport.http.openapi``.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import enum
+import functools
+import inspect
+import json
+import types
+import typing
+from collections.abc import Callable, Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any, Final, Literal, Union, get_args, get_origin
+
+import attrs
+
+from semreport.contract import CONTRACT, Endpoint
+from semreport.domain import IDENTIFIER_PATTERN, FrozenDict, JsonValue, Role
+from semreport.http._routing import BODY_PARAMETERS, accepted_query_parameters, digest_header
+
+__all__ = ["OPENAPI_PATH", "build_openapi", "load_openapi", "render_openapi"]
+
+OPENAPI_PATH: Final = Path(__file__).with_name("openapi.json")
+"""Where the checked-in document lives (package data)."""
+
+_JSON = "application/json"
+_PROBLEM = "application/problem+json"
+_HTML = "text/html"
+
+_IDENTIFIER: Final = {"type": "string", "pattern": f"^{IDENTIFIER_PATTERN}$"}
+
+_CONSTRAINTS: Final[Mapping[str, Mapping[str, Any]]] = {
+    "identifier": _IDENTIFIER,
+    "non-empty text": {"type": "string", "pattern": r"\S"},
+    "tag": {"type": "string", "minLength": 1, "maxLength": 128},
+    "attribute name": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$"},
+    "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+    "json object": {"type": "object"},
+    "json": {},
+}
+"""JSON Schema for each named value constraint of the domain."""
+
+_EXAMPLES: Final = {"project_id": "p-1", "session_id": "s-1", "fmt": "json"}
+"""Example path values (the sample project of :mod:`semreport.http.testing`)."""
+
+_QUERY_DESCRIPTIONS: Final = {
+    "graph_format": "For `graph` exports: `node-link` JSON (default) or `graphml`.",
+    "as_of": "Assemble the report as of this sequence number (the latest by default).",
+}
+
+_SESSION_MEDIA_TYPES: Final = ("application/json", "application/pdf", "application/graphml+xml")
+"""Media types a session export may have (json and node-link graph, pdf, GraphML)."""
+
+# Hand-written refinements of generated schemas, by class then property: the
+# documented limits the facade enforces (DESIGN section 7).
+_REFINEMENTS: Final[Mapping[str, Mapping[str, Mapping[str, Any]]]] = {}
+
+_DESCRIPTIONS: Final[Mapping[int, str]] = {
+    400: "Invalid request: a malformed path id, query, JSON body or field; `errors` lists the "
+    "field paths.",
+    401: "Missing or invalid credentials (the answer carries `WWW-Authenticate: Bearer`).",
+    403: "The caller lacks the role or the project grant; the same answer whether or not the "
+    "project exists.",
+    404: "Not found: the project, session or export format does not exist.",
+    413: "The request body exceeds 1 MiB (refused before it is read whole).",
+    415: "The request body is not `application/json` (UTF-8).",
+    500: "An unexpected error; the problem's `instance` carries the request id that is logged.",
+    501: "The capability is reserved and not available.",
+    503: "The storage is unavailable.",
+}
+
+
+def _problem_schemas() -> dict[str, Any]:
+    return {
+        "Problem": {
+            "type": "object",
+            "description": "An RFC 9457 problem document.",
+            "required": ["type", "title", "status", "detail", "code"],
+            "properties": {
+                "type": {"type": "string", "format": "uri"},
+                "title": {"type": "string"},
+                "status": {"type": "integer", "minimum": 400, "maximum": 599},
+                "detail": {"type": "string"},
+                "code": {
+                    "type": "string",
+                    "pattern": "^[A-Z][A-Z0-9_]*$",
+                    "description": "The library's stable error code, e.g. `PROJECT_NOT_FOUND`.",
+                },
+                "instance": {
+                    "type": "string",
+                    "description": "`urn:uuid:` and the request id, as logged by the server.",
+                },
+                "errors": {
+                    "type": "array",
+                    "description": "For `INVALID_REQUEST`: every bad field and why.",
+                    "items": {"$ref": "#/components/schemas/FieldError"},
+                },
+            },
+        },
+        "FieldError": {
+            "type": "object",
+            "required": ["path", "message"],
+            "additionalProperties": False,
+            "properties": {
+                "path": {"type": "string", "description": "JSONPath-like, e.g. `$.page_size`."},
+                "message": {"type": "string"},
+            },
+        },
+    }
+
+
+class _Schemas:
+    """Collects component schemas of attrs classes while converting types."""
+
+    def __init__(self) -> None:
+        self.components: dict[str, Any] = {}
+
+    def of(self, tp: Any) -> dict[str, Any]:  # noqa: PLR0911, PLR0912 - one branch per kind
+        """Return the JSON Schema of a type as the wire converter writes and reads it."""
+        origin = get_origin(tp)
+        if origin is typing.Annotated:
+            for meta in tp.__metadata__:
+                name = getattr(meta, "name", None)
+                if isinstance(name, str) and name in _CONSTRAINTS:
+                    return dict(_CONSTRAINTS[name])
+            return self.of(get_args(tp)[0])
+        if tp is Any or tp is object or tp is JsonValue or isinstance(tp, typing.ForwardRef):
+            return {}
+        if tp is type(None) or tp is None:
+            return {"type": "null"}
+        if tp is bool:
+            return {"type": "boolean"}
+        if tp is int:
+            return {"type": "integer"}
+        if tp is float:
+            return {"type": "number"}
+        if tp is str:
+            return {"type": "string"}
+        if tp is dt.datetime:
+            return {"type": "string", "format": "date-time"}
+        if isinstance(tp, type) and issubclass(tp, enum.Enum):
+            return {"type": "string", "enum": [m.value for m in tp]}
+        if isinstance(tp, type) and attrs.has(tp):
+            return self._class(tp)
+        if origin is Literal:
+            return {"enum": list(get_args(tp))}
+        if origin in (Union, types.UnionType):
+            members = [self.of(arg) for arg in get_args(tp)]
+            return {"anyOf": members}
+        if origin in (tuple, list) or tp in (tuple, list):
+            args = get_args(tp)
+            return {"type": "array", "items": self.of(args[0]) if args else {}}
+        if origin in (set, frozenset) or tp in (set, frozenset):
+            args = get_args(tp)
+            return {"type": "array", "uniqueItems": True, "items": self.of(args[0]) if args else {}}
+        if origin in (dict, Mapping, FrozenDict) or tp in (dict, FrozenDict):
+            args = get_args(tp)
+            schema: dict[str, Any] = {"type": "object"}
+            if args:
+                keys = self.of(args[0])
+                if keys.get("pattern"):
+                    schema["propertyNames"] = {"pattern": keys["pattern"]}
+                schema["additionalProperties"] = self.of(args[1])
+            return schema
+        if isinstance(origin, type) and issubclass(origin, Mapping):
+            return {"type": "object"}
+        raise TypeError(f"no JSON Schema for {tp!r}")
+
+    def _class(self, cls: type) -> dict[str, Any]:
+        name = cls.__name__
+        ref = {"$ref": f"#/components/schemas/{name}"}
+        if name in self.components:
+            return ref
+        self.components[name] = {}  # placeholder: recursive references resolve to the ref
+        hints = typing.get_type_hints(cls, include_extras=True)
+        properties: dict[str, Any] = {}
+        required: list[str] = []
+        refinements = _REFINEMENTS.get(name, {})
+        for field in attrs.fields(cls):
+            prop = self.of(hints[field.name])
+            prop.update(refinements.get(field.name, {}))
+            properties[field.name] = prop
+            if field.default is attrs.NOTHING:
+                required.append(field.name)
+        schema: dict[str, Any] = {"type": "object", "properties": properties}
+        if required:
+            schema["required"] = required
+        schema["additionalProperties"] = False
+        doc = inspect.getdoc(cls)
+        if doc:
+            schema["description"] = doc.split("\n\n", 1)[0].replace("\n", " ")
+        self.components[name] = schema
+        return ref
+
+
+def _unannotated(*_args: Any, **_kwargs: Any) -> Any:
+    return None
+
+
+def _hints(function: Callable[..., Any]) -> dict[str, Any]:
+    return typing.get_type_hints(function, include_extras=True)
+
+
+def _attrs_member(tp: Any) -> Any:
+    """The attrs class in a ``Model | Mapping`` parameter annotation, or the annotation."""
+    for arg in get_args(tp) if get_origin(tp) in (Union, types.UnionType) else (tp,):
+        if isinstance(arg, type) and attrs.has(arg):
+            return arg
+    return tp
+
+
+def _error(status: int) -> dict[str, Any]:
+    response: dict[str, Any] = {
+        "description": _DESCRIPTIONS[status],
+        "content": {_PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+    }
+    if status == 401:
+        response["headers"] = {
+            "WWW-Authenticate": {
+                "description": '`Bearer realm="semreport"`, with `error="invalid_token"`.',
+                "schema": {"type": "string", "pattern": "^Bearer"},
+            }
+        }
+    return response
+
+
+def _parameters(row: Endpoint, method: Callable[..., Any]) -> list[dict[str, Any]]:
+
+    params: list[dict[str, Any]] = []
+    for name in row.path_params:
+        schema: dict[str, Any] = dict(_IDENTIFIER)
+        description = f"The {name.replace('_', ' ')}."
+        if name == "fmt":
+            schema = {"type": "string"}
+            description = "The export format: `json`, `pdf` or `graph` (anything else is 404)."
+        params.append(
+            {
+                "name": name,
+                "in": "path",
+                "required": True,
+                "description": description,
+                "schema": schema,
+                "example": _EXAMPLES.get(name, "x-1"),
+            }
+        )
+    for name, kind in accepted_query_parameters(row.operation, method).items():
+        params.append(
+            {
+                "name": name,
+                "in": "query",
+                "required": False,
+                "description": _QUERY_DESCRIPTIONS.get(name, ""),
+                "schema": {"type": "integer", "minimum": 0} if kind is int else {"type": "string"},
+            }
+        )
+    return params
+
+
+def _success(row: Endpoint, method: Callable[..., Any], schemas: _Schemas) -> dict[str, Any]:
+    returns = _hints(method).get("return", Any)
+    if row.operation == "export_report":
+        digest_fields: list[str] = []
+        if isinstance(returns, type) and attrs.has(returns):
+            digest_tp = typing.get_type_hints(returns, include_extras=True).get("digest")
+            if isinstance(digest_tp, type) and attrs.has(digest_tp):
+                digest_fields = [f.name for f in attrs.fields(digest_tp)]
+                digest_schema = schemas.of(digest_tp)
+            else:
+                digest_schema = {"type": "object"}
+        else:
+            digest_schema = {"type": "object"}
+
+        return {
+            "description": "The self-contained HTML report. The record digest comes in the "
+            "`SemReport-Digest-*` headers; ask `Accept: application/json` for a JSON envelope "
+            "holding both.",
+            "headers": {
+                digest_header(name): {
+                    "description": f"The digest's `{name}` member.",
+                    "schema": {"type": "string"},
+                }
+                for name in digest_fields
+            },
+            "content": {
+                _HTML: {"schema": {"type": "string"}},
+                _JSON: {
+                    "schema": {
+                        "type": "object",
+                        "required": ["digest", "html"],
+                        "additionalProperties": False,
+                        "properties": {"digest": digest_schema, "html": {"type": "string"}},
+                    }
+                },
+            },
+        }
+    if row.operation == "export_session":
+        return {
+            "description": "The export, with its media type and a `Content-Disposition` "
+            "attachment file name.",
+            "headers": {
+                "Content-Disposition": {
+                    "description": '`attachment; filename="..."`',
+                    "schema": {"type": "string", "pattern": "^attachment; filename="},
+                }
+            },
+            "content": {media: {"schema": {}} for media in _SESSION_MEDIA_TYPES},
+        }
+    return {
+        "description": "The result, in the library's wire form.",
+        "content": {_JSON: {"schema": schemas.of(returns)}},
+    }
+
+
+def _operation(row: Endpoint, service_cls: type, schemas: _Schemas) -> dict[str, Any]:
+
+    # A facade without the method yet is documented with open schemas.
+    method = getattr(service_cls, row.operation, _unannotated)
+    operation: dict[str, Any] = {
+        "operationId": row.operation,
+        "summary": row.purpose,
+        "description": (
+            f"{row.purpose}\n\nContract status: **{row.status.value}**. "
+            f"Requires the `{row.auth.value}` role"
+            + (" and a grant for the project." if row.project_scoped else ".")
+        ),
+        "tags": [row.capability],
+        "x-contract-status": row.status.value,
+        "x-required-role": row.auth.value,
+    }
+    params = _parameters(row, method)
+    if params:
+        operation["parameters"] = params
+    responses: dict[str, Any] = {}
+    if row.always_refused:
+        operation["description"] = (
+            f"{row.purpose}\n\nContract status: **{row.status.value}**. Every request is "
+            "answered 404 before credentials, content type or body are looked at."
+        )
+        operation["security"] = []
+        operation["requestBody"] = {
+            "required": False,
+            "description": "Ignored: never read.",
+            "content": {"*/*": {"schema": {}}},
+        }
+        responses["404"] = {
+            "description": "Always: no model is loaded (`GNN_MODEL_NOT_LOADED`).",
+            "content": {_PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+        }
+        operation["responses"] = responses
+        return operation
+    body = BODY_PARAMETERS.get(row.operation)
+    if body is not None:
+        name, required = body
+        body_tp = _attrs_member(_hints(method).get(name, Any))
+        body_schema = schemas.of(body_tp) if required else {}
+        if required and body_schema == {}:
+            body_schema = {"type": "object"}
+        operation["requestBody"] = {
+            "required": required,
+            "content": {_JSON: {"schema": body_schema}},
+        }
+    if _hints(method).get("return") is not typing.NoReturn:
+        responses["200"] = _success(row, method, schemas)
+    statuses = [401, 403, 413, 500, 503]
+    if row.path_params or body is not None or row.operation in ("export_session",):
+        statuses.append(400)
+    if row.project_scoped or row.path_params:
+        statuses.append(404)
+    if body is not None:
+        statuses.append(415)
+    if row.reserved:
+        statuses.append(501)
+    for status in sorted(statuses):
+        responses[str(status)] = _error(status)
+    operation["responses"] = responses
+    return operation
+
+
+def build_openapi(service_cls: type | None = None) -> dict[str, Any]:
+    """Build the OpenAPI 3.1 document of the contract.
+
+    Args:
+        service_cls: The facade class whose annotations give bodies and
+            results (:class:`semreport.SemReport` by default).
+    """
+    if service_cls is None:
+        from semreport.service import SemReport  # noqa: PLC0415 - keep the import lazy
+
+        service_cls = SemReport
+    schemas = _Schemas()
+    paths: dict[str, Any] = {}
+    for row in CONTRACT:
+        paths.setdefault(row.path, {})[row.method.lower()] = _operation(row, service_cls, schemas)
+    components = {**_problem_schemas(), **dict(sorted(schemas.components.items()))}
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "semreport",
+            "version": "1",
+            "summary": "Explainable semantic search, verifiable reports and session exports over "
+            "Decision Memory.",
+            "description": "Every route is a row of the library's contract "
+            "(`semreport.CONTRACT`). Errors are RFC 9457 problem documents with a stable "
+            "`code`. Credentials are OpenID Connect bearer tokens; roles are "
+            + ", ".join(f"`{r.value}`" for r in Role)
+            + ".",
+        },
+        "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
+        "security": [{"bearerAuth": []}],
+        "paths": paths,
+        "components": {
+            "securitySchemes": {
+                "bearerAuth": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "bearerFormat": "JWT",
+                    "description": "An OpenID Connect access token (a JWT signed by a key of the "
+                    "identity provider's JWKS).",
+                }
+            },
+            "schemas": components,
+        },
+    }
+
+
+def render_openapi(document: Mapping[str, Any] | None = None) -> str:
+    """Return the document as the text checked in: indented JSON, sorted keys, final newline."""
+    return (
+        json.dumps(
+            build_openapi() if document is None else document,
+            indent=2,
+            sort_keys=True,
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
+
+
+@functools.cache
+def _loaded() -> dict[str, Any]:
+    text = resources.files("semreport.http").joinpath("openapi.json").read_text("utf-8")
+    document: dict[str, Any] = json.loads(text)
+    return document
+
+
+def load_openapi() -> dict[str, Any]:
+    """Return the checked-in OpenAPI document (a fresh copy each call)."""
+    return copy.deepcopy(_loaded())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write (or with ``--check`` compare) the checked-in document."""
+    import argparse  # noqa: PLC0415
+
+    parser = argparse.ArgumentParser(prog="python -m semreport.http.openapi")
+    parser.add_argument("--check", action="store_true", help="fail if the file is out of date")
+    parser.add_argument("--out", type=Path, default=OPENAPI_PATH)
+    args = parser.parse_args(argv)
+    text = render_openapi()
+    if args.check:
+        current = args.out.read_text("utf-8") if args.out.exists() else ""
+        if current != text:
+            print(f"{args.out} is out of date: run python -m semreport.http.openapi")
+            return 1
+        return 0
+    args.out.write_text(text, encoding="utf-8")
+    return 0
