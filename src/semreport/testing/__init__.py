@@ -1,0 +1,54 @@
+"""Test helpers shipped with semreport: hypothesis strategies and the storage conformance suite.
+
+The strategies and the conformance suite import ``pytest`` and ``hypothesis``
+(the ``test`` dependency group, or ``pip install pytest hypothesis``); they are
+loaded only when first used, so the synthetic generator and the CISI loader
+work without them. The rest of semreport never imports this package.
+
+- :mod:`semreport.testing.strategies`: hypothesis strategies for every model.
+- :mod:`semreport.testing.conformance`: the rules every storage adapter keeps,
+  as abstract pytest classes; subclass :class:`StorageConformance` (or
+  :class:`PersistentStorageConformance`) and implement ``open_storage``.
+- :mod:`semreport.testing.synthetic`: seeded synthetic projects
+  (:func:`synthetic_decisions`, :func:`synthetic_queries`).
+- :mod:`semreport.testing.cisi`: the CISI collection as one project.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from semreport.testing.synthetic import synthetic_decisions, synthetic_queries
+
+if TYPE_CHECKING:
+    from semreport.testing import strategies
+    from semreport.testing.conformance import (
+        ManualClock,
+        PersistentStorageConformance,
+        StorageConformance,
+    )
+
+_LAZY = {
+    "ManualClock": "semreport.testing.conformance",
+    "PersistentStorageConformance": "semreport.testing.conformance",
+    "StorageConformance": "semreport.testing.conformance",
+    "strategies": "semreport.testing.strategies",
+}
+
+__all__ = [
+    "ManualClock",
+    "PersistentStorageConformance",
+    "StorageConformance",
+    "strategies",
+    "synthetic_decisions",
+    "synthetic_queries",
+]
+
+
+def __getattr__(name: str) -> Any:
+    # pytest and hypothesis are imported only when a name that needs them is used.
+    if name in _LAZY:
+        module = importlib.import_module(_LAZY[name])
+        return module if name == "strategies" else getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

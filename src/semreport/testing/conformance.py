@@ -1,0 +1,721 @@
+"""The storage conformance suite: every adapter, one set of rules.
+
+Written in the fsspec ``tests/abstract`` style. The rules live in mixin
+classes (one per port, each with a docstring); :class:`StorageConformance`
+gathers them, and :class:`PersistentStorageConformance` adds the rules for
+adapters whose data outlives the storage object. An adapter's test module
+needs one short subclass that says how to open a storage:
+
+.. code-block:: python
+
+    from semreport.testing import PersistentStorageConformance
+
+    class TestMyStorage(PersistentStorageConformance):
+        def open_storage(self, name, clock):
+            return MyStorage(self.tmp_path / f"{name}.db", clock=clock)
+
+``open_storage(name, clock)`` is the only requirement. The first call with a
+given ``name`` in a test must give an empty storage; for a persistent adapter
+a later call with the same name must reopen the same data (a new connection,
+as another process would). Names are unique within a test; ``self.tmp_path``
+is the test's temporary directory. Storages opened this way are closed after
+the test. Adapters that cannot be reopened (like ``memory://``) subclass
+:class:`StorageConformance` and ignore the name.
+
+Nothing here is specific to an adapter: the rules only use the
+:class:`~semreport.domain.Storage` protocol.
+"""
+
+# Test methods are named for the rule they check; docstrings would repeat the names.
+# ruff: noqa: D102
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import threading
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+
+from semreport.domain import (
+    Decision,
+    DecisionAlreadyRecorded,
+    DecisionNotFound,
+    InvalidRequest,
+    LegacySession,
+    SessionAlreadyRecorded,
+    SessionNotFound,
+    Storage,
+    StorageError,
+)
+from semreport.testing import strategies as sst
+
+__all__ = [
+    "DecisionLogRules",
+    "DecisionMemoryRules",
+    "ManualClock",
+    "PersistenceRules",
+    "PersistentStorageConformance",
+    "RoundTripRules",
+    "SessionRules",
+    "StatefulRules",
+    "StorageConformance",
+    "StorageFixtures",
+]
+
+_EPOCH = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
+
+
+class ManualClock:
+    """A clock that moves only when told to: ``recorded_at`` becomes predictable.
+
+    Example:
+        >>> clock = ManualClock()
+        >>> first = clock()
+        >>> clock.advance(seconds=5)
+        >>> (clock() - first).total_seconds()
+        5.0
+    """
+
+    def __init__(self, start: datetime = _EPOCH) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, *, seconds: float = 1.0) -> None:
+        """Move the clock by ``seconds`` (backwards when negative)."""
+        self.now += timedelta(seconds=seconds)
+
+
+def decision(decision_id: str, project_id: str = "p-1", **fields: Any) -> Decision:
+    """A small valid decision for rule tests."""
+    fields.setdefault("title", f"Title of {decision_id}")
+    fields.setdefault("statement", f"Statement of {decision_id}")
+    fields.setdefault("agent", "agent-1")
+    return Decision(id=decision_id, project_id=project_id, **fields)
+
+
+def session(
+    session_id: str, project_id: str = "p-1", started_at: datetime = _EPOCH
+) -> LegacySession:
+    """A small valid legacy session for rule tests."""
+    return LegacySession(
+        id=session_id, project_id=project_id, title=f"Session {session_id}", started_at=started_at
+    )
+
+
+def _ids(decisions: Iterator[Decision] | list[Decision]) -> list[str]:
+    return [d.id for d in decisions]
+
+
+class StorageFixtures:
+    """What every rule class uses: :meth:`open_storage` (the subclass's) and fixtures.
+
+    Fixtures: ``clock`` (a :class:`ManualClock`) and ``storage`` (an empty
+    storage using it). :meth:`fresh` opens more empty storages; :meth:`reopen`
+    opens a storage again by name (persistent adapters only).
+    """
+
+    tmp_path: Path
+    _opened: list[Storage]
+    _names: dict[int, str]
+
+    def open_storage(self, name: str, clock: Any) -> Storage:
+        """Open the storage called ``name`` with ``clock``: empty at first, the same later.
+
+        Subclasses must implement this (and only this).
+        """
+        raise NotImplementedError
+
+    @pytest.fixture(autouse=True)
+    def _conformance_scope(self, tmp_path: Path) -> Iterator[None]:
+        self.tmp_path = tmp_path
+        self._opened = []
+        self._names = {}
+        yield
+        for store in reversed(self._opened):
+            with contextlib.suppress(Exception):
+                store.close()
+
+    @pytest.fixture
+    def clock(self) -> ManualClock:
+        """A manual clock starting at 2026-01-01 09:00 UTC."""
+        return ManualClock()
+
+    @pytest.fixture
+    def storage(self, clock: ManualClock) -> Storage:
+        """An empty storage using ``clock``."""
+        return self.fresh(clock)
+
+    def fresh(self, clock: Any = None) -> Storage:
+        """Open a new, empty storage (closed after the test)."""
+        name = f"s{uuid.uuid4().hex[:12]}"
+        store = self.open_storage(name, clock if clock is not None else ManualClock())
+        self._opened.append(store)
+        self._names[id(store)] = name
+        return store
+
+    def release(self, *stores: Storage) -> None:
+        """Close storages now rather than after the test.
+
+        Property tests open a storage per example; releasing each one keeps a
+        pooled adapter (PostgreSQL) from holding hundreds of connections at once.
+        """
+        for store in stores:
+            with contextlib.suppress(Exception):
+                store.close()
+            if store in self._opened:
+                self._opened.remove(store)
+
+    def reopen(self, store: Storage, clock: Any = None) -> Storage:
+        """Open the storage ``store`` was opened as, again, with a new connection."""
+        again = self.open_storage(
+            self._names[id(store)], clock if clock is not None else ManualClock()
+        )
+        self._opened.append(again)
+        self._names[id(again)] = self._names[id(store)]
+        return again
+
+
+class DecisionLogRules(StorageFixtures):
+    """DecisionLog: append-only, per-project gap-free sequences, all-or-nothing batches."""
+
+    def test_record_assigns_sequences_in_batch_order(self, storage: Storage) -> None:
+        stored = storage.record([decision("a"), decision("b"), decision("c")])
+        assert [(d.id, d.sequence) for d in stored] == [("a", 1), ("b", 2), ("c", 3)]
+        assert all(d.is_recorded for d in stored)
+
+    def test_record_returns_the_decision_with_only_sequence_and_time_added(
+        self, storage: Storage, clock: ManualClock
+    ) -> None:
+        original = decision("a", tags={"x"}, attributes={"cost_eur": 12.5})
+        (stored,) = storage.record([original])
+        assert stored == original.recorded(1, clock.now)
+
+    def test_sequences_continue_across_batches_without_gaps(self, storage: Storage) -> None:
+        storage.record([decision("a"), decision("b")])
+        stored = storage.record([decision("c")])
+        assert stored[0].sequence == 3
+        assert [d.sequence for d in storage.decisions("p-1")] == [1, 2, 3]
+
+    def test_sequences_are_independent_per_project(self, storage: Storage) -> None:
+        stored = storage.record(
+            [decision("a", "p-1"), decision("a", "p-2"), decision("b", "p-1"), decision("c", "p-2")]
+        )
+        assert [(d.project_id, d.sequence) for d in stored] == [
+            ("p-1", 1),
+            ("p-2", 1),
+            ("p-1", 2),
+            ("p-2", 2),
+        ]
+        storage.record([decision("z", "p-2")])
+        assert storage.latest_sequence("p-1") == 2
+        assert storage.latest_sequence("p-2") == 3
+
+    def test_same_id_in_two_projects_is_two_decisions(self, storage: Storage) -> None:
+        storage.record([decision("same", "p-1"), decision("same", "p-2")])
+        assert storage.get("p-1", "same").project_id == "p-1"
+        assert storage.get("p-2", "same").project_id == "p-2"
+
+    def test_recorded_at_comes_from_the_clock(self, storage: Storage, clock: ManualClock) -> None:
+        (first,) = storage.record([decision("a")])
+        clock.advance(seconds=90)
+        (second,) = storage.record([decision("b")])
+        assert first.recorded_at == _EPOCH
+        assert second.recorded_at == _EPOCH + timedelta(seconds=90)
+
+    def test_recorded_at_never_decreases_when_the_clock_goes_back(
+        self, storage: Storage, clock: ManualClock
+    ) -> None:
+        storage.record([decision("a")])
+        clock.advance(seconds=-3600)
+        (later,) = storage.record([decision("b")])
+        assert later.recorded_at == _EPOCH
+        other = storage.record([decision("c", "p-2")])
+        assert other[0].recorded_at == _EPOCH - timedelta(seconds=3600)
+
+    def test_a_recorded_decision_gets_a_new_sequence(self, storage: Storage) -> None:
+        storage.record([decision("a")])
+        carried = decision("b").recorded(99, _EPOCH - timedelta(days=9))
+        (stored,) = storage.record([carried])
+        assert stored.sequence == 2
+        assert stored.recorded_at == _EPOCH
+
+    def test_an_empty_batch_records_nothing(self, storage: Storage) -> None:
+        assert storage.record([]) == []
+        assert storage.latest_sequence("p-1") == 0
+
+    def test_an_id_repeated_in_the_batch_writes_nothing(self, storage: Storage) -> None:
+        with pytest.raises(DecisionAlreadyRecorded):
+            storage.record([decision("a"), decision("b"), decision("a", title="Again")])
+        assert storage.latest_sequence("p-1") == 0
+        assert not storage.has_project("p-1")
+
+    def test_an_id_already_stored_writes_nothing(self, storage: Storage) -> None:
+        storage.record([decision("a")])
+        with pytest.raises(DecisionAlreadyRecorded, match="'a'"):
+            storage.record([decision("new"), decision("other", "p-2"), decision("a")])
+        assert _ids(storage.decisions("p-1")) == ["a"]
+        assert storage.latest_sequence("p-2") == 0
+        with pytest.raises(DecisionNotFound):
+            storage.get("p-1", "new")
+        # The failed batch used no sequence numbers.
+        assert storage.record([decision("next")])[0].sequence == 2
+
+    def test_the_stored_decision_is_unchanged_by_a_refused_rerecord(self, storage: Storage) -> None:
+        (kept,) = storage.record([decision("a", title="First")])
+        with pytest.raises(DecisionAlreadyRecorded):
+            storage.record([decision("a", title="Second")])
+        assert storage.get("p-1", "a") == kept
+
+    def test_a_non_decision_in_the_batch_writes_nothing(self, storage: Storage) -> None:
+        with pytest.raises(InvalidRequest):
+            storage.record([decision("a"), {"id": "b"}])  # type: ignore[list-item]
+        assert storage.latest_sequence("p-1") == 0
+
+    def test_a_single_decision_is_not_a_batch(self, storage: Storage) -> None:
+        with pytest.raises(InvalidRequest):
+            storage.record(decision("a"))  # type: ignore[arg-type]
+        assert storage.latest_sequence("p-1") == 0
+
+    def test_a_broken_clock_is_a_storage_error_and_writes_nothing(self) -> None:
+        store = self.fresh(lambda: datetime(2026, 1, 1))  # naive: refused  # noqa: DTZ001
+        with pytest.raises(StorageError):
+            store.record([decision("a")])
+        assert store.latest_sequence("p-1") == 0
+
+    def test_threads_appending_at_once_get_gap_free_sequences(self, storage: Storage) -> None:
+        def work(worker: int) -> None:
+            for batch in range(5):
+                storage.record([decision(f"w{worker}-{batch}-{i}") for i in range(3)])
+
+        threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        stored = list(storage.decisions("p-1"))
+        assert [d.sequence for d in stored] == list(range(1, 61))
+        assert len({d.id for d in stored}) == 60
+
+    def test_closed_storage_refuses_writes(self, storage: Storage) -> None:
+        storage.close()
+        with pytest.raises(StorageError):
+            storage.record([decision("a")])
+        with pytest.raises(StorageError):
+            storage.record_sessions([session("s-1")])
+
+
+class DecisionMemoryRules(StorageFixtures):
+    """DecisionMemory: ordered reads, as-of and after slices, get, latest, has_project."""
+
+    @pytest.fixture
+    def five(self, storage: Storage) -> Storage:
+        storage.record([decision(f"d{n}") for n in range(1, 4)])
+        storage.record([decision("d4"), decision("d5")])
+        return storage
+
+    def test_decisions_come_in_sequence_order(self, five: Storage) -> None:
+        assert _ids(five.decisions("p-1")) == ["d1", "d2", "d3", "d4", "d5"]
+
+    @pytest.mark.parametrize(
+        ("after", "as_of", "expected"),
+        [
+            (0, None, [1, 2, 3, 4, 5]),
+            (0, 3, [1, 2, 3]),
+            (0, 0, []),
+            (0, 99, [1, 2, 3, 4, 5]),
+            (2, None, [3, 4, 5]),
+            (2, 4, [3, 4]),
+            (4, 2, []),
+            (5, None, []),
+            (-3, 1, [1]),
+            (0, -1, []),
+        ],
+    )
+    def test_after_and_as_of_slice_by_sequence(
+        self, five: Storage, after: int, as_of: int | None, expected: list[int]
+    ) -> None:
+        got = [d.sequence for d in five.decisions("p-1", after=after, as_of=as_of)]
+        assert got == expected
+
+    def test_as_of_reads_stay_the_same_after_more_appends(self, five: Storage) -> None:
+        before = list(five.decisions("p-1", as_of=3))
+        five.record([decision("d6"), decision("d7")])
+        assert list(five.decisions("p-1", as_of=3)) == before
+
+    def test_the_latest_is_fixed_when_decisions_is_called(self, five: Storage) -> None:
+        pending = five.decisions("p-1")
+        five.record([decision("d6")])
+        assert _ids(pending) == ["d1", "d2", "d3", "d4", "d5"]
+
+    def test_an_unknown_project_has_no_decisions(self, five: Storage) -> None:
+        assert list(five.decisions("p-2")) == []
+        assert five.latest_sequence("p-2") == 0
+
+    def test_get_returns_the_stored_decision(self, five: Storage) -> None:
+        assert five.get("p-1", "d3") == next(iter(five.decisions("p-1", after=2)))
+        assert five.get("p-1", "d3").sequence == 3
+
+    def test_get_of_an_unknown_id_is_decision_not_found(self, five: Storage) -> None:
+        with pytest.raises(DecisionNotFound):
+            five.get("p-1", "nope")
+
+    def test_get_does_not_cross_projects(self, five: Storage) -> None:
+        with pytest.raises(DecisionNotFound):
+            five.get("p-2", "d1")
+
+    def test_latest_sequence(self, five: Storage) -> None:
+        assert five.latest_sequence("p-1") == 5
+
+    def test_has_project_sees_decisions_and_sessions(self, storage: Storage) -> None:
+        assert not storage.has_project("p-1")
+        storage.record([decision("a", "p-1")])
+        storage.record_sessions([session("s-1", "p-2")])
+        assert storage.has_project("p-1")
+        assert storage.has_project("p-2")
+        assert not storage.has_project("p-3")
+
+    def test_many_decisions_read_back_in_order(self, storage: Storage) -> None:
+        storage.record([decision(f"d{n:05d}") for n in range(1, 5001)])
+        got = list(storage.decisions("p-1", after=10, as_of=4990))
+        assert [d.sequence for d in got] == list(range(11, 4991))
+
+
+class SessionRules(StorageFixtures):
+    """SessionStore and SessionLog: get, per-project ordering, all-or-nothing batches."""
+
+    def test_record_sessions_returns_the_batch(self, storage: Storage) -> None:
+        batch = [session("s-1"), session("s-2", "p-2")]
+        assert storage.record_sessions(batch) == batch
+
+    def test_get_session(self, storage: Storage) -> None:
+        storage.record_sessions([session("s-1")])
+        assert storage.get_session("s-1") == session("s-1")
+
+    def test_an_unknown_session_is_session_not_found(self, storage: Storage) -> None:
+        with pytest.raises(SessionNotFound):
+            storage.get_session("nope")
+
+    def test_sessions_are_ordered_by_start_then_id(self, storage: Storage) -> None:
+        late = _EPOCH + timedelta(hours=1)
+        early = _EPOCH - timedelta(microseconds=1)
+        storage.record_sessions([session("b", started_at=late), session("c", started_at=_EPOCH)])
+        storage.record_sessions(
+            [session("a", started_at=late), session("z", started_at=early), session("o", "p-2")]
+        )
+        assert [s.id for s in storage.sessions("p-1")] == ["z", "c", "a", "b"]
+        assert [s.id for s in storage.sessions("p-2")] == ["o"]
+        assert list(storage.sessions("p-3")) == []
+
+    def test_a_session_id_repeated_in_the_batch_writes_nothing(self, storage: Storage) -> None:
+        with pytest.raises(SessionAlreadyRecorded):
+            storage.record_sessions([session("s-1"), session("s-2"), session("s-1")])
+        assert list(storage.sessions("p-1")) == []
+
+    def test_a_session_id_already_stored_writes_nothing(self, storage: Storage) -> None:
+        storage.record_sessions([session("s-1")])
+        with pytest.raises(SessionAlreadyRecorded, match="'s-1'"):
+            storage.record_sessions([session("s-2"), session("s-1", "p-2")])
+        assert [s.id for s in storage.sessions("p-1")] == ["s-1"]
+        assert not storage.has_project("p-2")
+        with pytest.raises(SessionNotFound):
+            storage.get_session("s-2")
+
+    def test_a_non_session_in_the_batch_writes_nothing(self, storage: Storage) -> None:
+        with pytest.raises(InvalidRequest):
+            storage.record_sessions([session("s-1"), "s-2"])  # type: ignore[list-item]
+        assert list(storage.sessions("p-1")) == []
+
+    def test_an_empty_session_batch_records_nothing(self, storage: Storage) -> None:
+        assert storage.record_sessions([]) == []
+
+
+# The same property runs once per adapter subclass ("differing executors"); every
+# example opens its own storage, so nothing leaks between executors.
+_ROUND_TRIP = settings(
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.differing_executors,
+    ],
+)
+
+
+class RoundTripRules(StorageFixtures):
+    """Whatever the models accept comes back unchanged: hostile text, numbers, times."""
+
+    @_ROUND_TRIP
+    @given(batch=sst.decision_batches(project_ids=("p-1", "p-2"), min_size=1, max_size=4))
+    def test_decisions_round_trip_unchanged(self, batch: list[Decision]) -> None:
+        clock = ManualClock()
+        store = self.fresh(clock)
+        try:
+            stored = store.record(batch)
+            assert stored == [
+                d.recorded(n, clock.now)
+                for d, n in zip(batch, _expected_sequences(batch), strict=True)
+            ]
+            for kept in stored:
+                assert store.get(kept.project_id, kept.id) == kept
+            for project_id in {d.project_id for d in batch}:
+                assert list(store.decisions(project_id)) == [
+                    d for d in stored if d.project_id == project_id
+                ]
+        finally:
+            self.release(store)
+
+    @_ROUND_TRIP
+    @given(
+        sessions=st.lists(
+            sst.legacy_sessions(project_id="p-1"), min_size=1, max_size=3, unique_by=lambda s: s.id
+        )
+    )
+    def test_sessions_round_trip_unchanged(self, sessions: list[LegacySession]) -> None:
+        store = self.fresh()
+        try:
+            store.record_sessions(sessions)
+            for kept in sessions:
+                assert store.get_session(kept.id) == kept
+            assert list(store.sessions("p-1")) == sorted(
+                sessions, key=lambda s: (s.started_at, s.id)
+            )
+        finally:
+            self.release(store)
+
+    def test_hostile_specimens_round_trip(self, storage: Storage) -> None:
+        batch = [
+            decision(
+                f"h{n}",
+                title=f"t{text}",
+                statement=f"s{text}",
+                rationale=text,
+                tags={f"t{n}"},
+                attributes={"note": text},
+            )
+            for n, text in enumerate((*sst.HOSTILE_SPECIMENS, "nul\x00inside"))
+        ]
+        stored = storage.record(batch)
+        assert list(storage.decisions("p-1")) == stored
+        assert [d.rationale for d in stored] == [d.rationale for d in batch]
+
+
+def _expected_sequences(batch: list[Decision]) -> list[int]:
+    counters: dict[str, itertools.count[int]] = {}
+    return [next(counters.setdefault(d.project_id, itertools.count(1))) for d in batch]
+
+
+class StatefulRules(StorageFixtures):
+    """A hypothesis state machine drives the adapter and a plain model side by side."""
+
+    stateful_settings: ClassVar[settings] = settings(
+        max_examples=10,
+        stateful_step_count=10,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    )
+    """Settings of the state-machine run; a subclass may lower them for a slow adapter.
+
+    A profile whose ``max_examples`` is above four times this runs a quarter of it.
+    """
+
+    def test_adapter_matches_a_plain_model(self) -> None:
+        # A thorough hypothesis profile runs more machines, a quarter of its max_examples.
+        profile = settings.default.max_examples if settings.default is not None else 0
+        chosen = settings(
+            self.stateful_settings,
+            max_examples=max(self.stateful_settings.max_examples, profile // 4),
+        )
+        run_state_machine_as_test(
+            _machine(self, reopen=isinstance(self, PersistenceRules)), settings=chosen
+        )
+
+
+def _machine(suite: StorageFixtures, *, reopen: bool) -> type[RuleBasedStateMachine]:
+    projects = ("p-1", "p-2", "p-3")
+
+    class StorageMachine(RuleBasedStateMachine):
+        """Log, reads and sessions of the adapter must match lists and dicts."""
+
+        @initialize()
+        def open(self) -> None:
+            self.clock = ManualClock()
+            self.store = suite.fresh(self.clock)
+            self.opened = [self.store]
+            self.log: dict[str, list[Decision]] = {p: [] for p in projects}
+            self.sessions: dict[str, LegacySession] = {}
+
+        def _known(self) -> frozenset[tuple[str, str]]:
+            return frozenset((p, d.id) for p, log in self.log.items() for d in log)
+
+        @rule(data=st.data(), step=st.integers(min_value=-5, max_value=60))
+        def record(self, data: st.DataObject, step: int) -> None:
+            batch = data.draw(
+                sst.decision_batches(project_ids=projects, max_size=4, exclude_ids=self._known())
+            )
+            self.clock.advance(seconds=step)
+            now = self.clock.now
+            expected = []
+            for item in batch:
+                log = self.log[item.project_id]
+                previous = log[-1].recorded_at if log else None
+                at = now if previous is None or now >= previous else previous
+                expected.append(item.recorded(len(log) + 1, at))
+                log.append(expected[-1])
+            assert self.store.record(batch) == expected
+
+        @precondition(lambda self: any(self.log.values()))
+        @rule(data=st.data())
+        def rerecord_is_refused(self, data: st.DataObject) -> None:
+            known = sorted(self._known())
+            project_id, old = data.draw(st.sampled_from(known))
+            fresh = data.draw(
+                sst.decision_batches(project_ids=projects, max_size=3, exclude_ids=self._known())
+            )
+            position = data.draw(st.integers(min_value=0, max_value=len(fresh)))
+            fresh.insert(position, decision(old, project_id))
+            with pytest.raises(DecisionAlreadyRecorded):
+                self.store.record(fresh)
+
+        @rule(data=st.data(), reuse=st.booleans())
+        def record_sessions(self, data: st.DataObject, reuse: bool) -> None:
+            project_id = data.draw(st.sampled_from(projects))
+            batch = data.draw(
+                st.lists(
+                    sst.legacy_sessions(project_id=project_id), max_size=2, unique_by=lambda s: s.id
+                )
+            )
+            if reuse and self.sessions:
+                # Repeat a stored id (with other content): the whole batch is refused.
+                taken = data.draw(st.sampled_from(sorted(self.sessions)))
+                batch = [s for s in batch if s.id != taken]
+                batch.append(data.draw(sst.legacy_sessions(session_id=taken)))
+            if any(s.id in self.sessions for s in batch):
+                with pytest.raises(SessionAlreadyRecorded):
+                    self.store.record_sessions(batch)
+                return
+            assert self.store.record_sessions(batch) == batch
+            self.sessions.update((s.id, s) for s in batch)
+
+        @rule(project_id=st.sampled_from(projects), data=st.data())
+        def read_a_slice(self, project_id: str, data: st.DataObject) -> None:
+            log = self.log[project_id]
+            after = data.draw(st.integers(min_value=0, max_value=len(log) + 1))
+            as_of = data.draw(st.none() | st.integers(min_value=0, max_value=len(log) + 1))
+            end = len(log) if as_of is None else min(as_of, len(log))
+            assert (
+                list(self.store.decisions(project_id, after=after, as_of=as_of)) == log[after:end]
+            )
+
+        @precondition(lambda self: any(self.log.values()))
+        @rule(data=st.data())
+        def get_one(self, data: st.DataObject) -> None:
+            project_id = data.draw(st.sampled_from([p for p in projects if self.log[p]]))
+            expected = data.draw(st.sampled_from(self.log[project_id]))
+            assert self.store.get(project_id, expected.id) == expected
+
+        @precondition(lambda self: reopen)
+        @rule()
+        def reopen_storage(self) -> None:
+            self.store = suite.reopen(self.store, self.clock)
+            self.opened.append(self.store)
+
+        @invariant()
+        def heads_match(self) -> None:
+            for project_id in projects:
+                assert self.store.latest_sequence(project_id) == len(self.log[project_id])
+                has = bool(self.log[project_id]) or any(
+                    s.project_id == project_id for s in self.sessions.values()
+                )
+                assert self.store.has_project(project_id) is has
+                assert list(self.store.sessions(project_id)) == sorted(
+                    (s for s in self.sessions.values() if s.project_id == project_id),
+                    key=lambda s: (s.started_at, s.id),
+                )
+
+        def teardown(self) -> None:
+            # One machine run per example: close its storages before the next run.
+            suite.release(*getattr(self, "opened", ()))
+
+    return StorageMachine
+
+
+class PersistenceRules(StorageFixtures):
+    """Persistent adapters: what one storage object wrote, another one reads."""
+
+    def test_decisions_survive_reopening(self, storage: Storage) -> None:
+        stored = storage.record([decision("a"), decision("b", "p-2")])
+        storage.close()
+        again = self.reopen(storage)
+        assert list(again.decisions("p-1")) == stored[:1]
+        assert again.get("p-2", "b") == stored[1]
+
+    def test_sequences_continue_after_reopening(self, storage: Storage) -> None:
+        storage.record([decision("a"), decision("b")])
+        storage.close()
+        again = self.reopen(storage)
+        assert again.record([decision("c")])[0].sequence == 3
+        with pytest.raises(DecisionAlreadyRecorded):
+            again.record([decision("a")])
+
+    def test_recorded_at_stays_monotonic_across_reopening(
+        self, storage: Storage, clock: ManualClock
+    ) -> None:
+        storage.record([decision("a")])
+        storage.close()
+        again = self.reopen(storage, ManualClock(_EPOCH - timedelta(days=1)))
+        assert again.record([decision("b")])[0].recorded_at == _EPOCH
+
+    def test_sessions_survive_reopening(self, storage: Storage) -> None:
+        storage.record_sessions([session("s-1")])
+        storage.close()
+        again = self.reopen(storage)
+        assert again.get_session("s-1") == session("s-1")
+        assert again.has_project("p-1")
+
+    def test_two_open_storages_share_one_log(self, storage: Storage) -> None:
+        other = self.reopen(storage)
+        storage.record([decision("a")])
+        other.record([decision("b")])
+        storage.record([decision("c")])
+        assert [d.sequence for d in other.decisions("p-1")] == [1, 2, 3]
+        with pytest.raises(DecisionAlreadyRecorded):
+            other.record([decision("a")])
+        other.record_sessions([session("s-1")])
+        with pytest.raises(SessionAlreadyRecorded):
+            storage.record_sessions([session("s-1")])
+
+    def test_as_of_reads_stay_fixed_while_another_storage_appends(self, storage: Storage) -> None:
+        storage.record([decision(f"d{n}") for n in range(1, 4)])
+        other = self.reopen(storage)
+        pending = storage.decisions("p-1")
+        other.record([decision("d4")])
+        assert _ids(pending) == ["d1", "d2", "d3"]
+        assert _ids(storage.decisions("p-1", as_of=3)) == ["d1", "d2", "d3"]
+        assert storage.latest_sequence("p-1") == 4
+
+
+class StorageConformance(
+    DecisionLogRules, DecisionMemoryRules, SessionRules, RoundTripRules, StatefulRules
+):
+    """Every rule a storage adapter must keep. Subclass and implement :meth:`open_storage`."""
+
+
+class PersistentStorageConformance(StorageConformance, PersistenceRules):
+    """:class:`StorageConformance` plus the rules of adapters whose data outlives the object."""
