@@ -1,0 +1,402 @@
+"""Unit tests of signals, find and similar through the facade (memory://)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+import semreport
+from semreport import (
+    Decision,
+    DecisionNotFound,
+    Forbidden,
+    InvalidRequest,
+    Principal,
+    ProjectNotFound,
+    Role,
+    SearchResult,
+    Unauthenticated,
+)
+from semreport.search import Criteria, Exemplar, Filters, HeuristicScorer, NumericRange
+from semreport.testing import synthetic_decisions
+from semreport.wire import to_wire
+
+
+def _d(decision_id: str, title: str, **extra: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "id": decision_id,
+        "project_id": "p-1",
+        "title": title,
+        "statement": extra.pop("statement", title),
+        "agent": extra.pop("agent", "a-1"),
+    }
+    base.update(extra)
+    return base
+
+
+PROJECT = [
+    _d(
+        "d-1",
+        "Fire rated timber floor",
+        domain="regulation",
+        status="accepted",
+        tags=["fire", "timber"],
+        attributes={"cost_eur": 1200, "fire_resistance_min": 60},
+        elements=["floor-1"],
+        evidence=[{"kind": "regulation", "ref": "BR B3"}],
+    ),
+    _d(
+        "d-2",
+        "Concrete slab for the podium",
+        domain="material",
+        status="accepted",
+        tags=["structure"],
+        attributes={"cost_eur": 5000},
+        elements=["slab-1"],
+    ),
+    _d(
+        "d-3",
+        "Timber floor with gypsum lining",
+        domain="material",
+        status="proposed",
+        tags=["timber"],
+        attributes={"cost_eur": 1500, "fire_resistance_min": 90},
+        elements=["floor-1"],
+        links=[{"kind": "supersedes", "target": "d-1"}],
+    ),
+    _d(
+        "d-4",
+        "Cost plan for the envelope",
+        domain="cost",
+        status="rejected",
+        tags=["budget"],
+        attributes={"cost_eur": 90000},
+        agent="a-2",
+    ),
+    _d(
+        "d-5",
+        "Acoustic wall between flats",
+        domain="regulation",
+        status="accepted",
+        tags=["acoustic"],
+        attributes={"u_value": 0.3},
+        links=[{"kind": "relates_to", "target": "d-3"}],
+        evidence=[{"kind": "regulation", "ref": "BR B3"}],
+    ),
+]
+
+
+@pytest.fixture
+def sr() -> Iterator[semreport.SemReport]:
+    with semreport.open("memory://") as facade:
+        facade.record(PROJECT)
+        yield facade
+
+
+class TestFind:
+    """find ranks by text, explains each hit and names the heuristic scorer."""
+
+    def test_text_ranks_matching_decisions_first(self, sr: semreport.SemReport) -> None:
+        result = sr.find("p-1", {"text": "timber floor"})
+        assert isinstance(result, SearchResult)
+        assert [h.decision_id for h in result.hits][:2] == ["d-3", "d-1"] or [
+            h.decision_id for h in result.hits
+        ][:2] == ["d-1", "d-3"]
+        assert result.total == 5
+        assert result.scorer.name == "heuristic"
+        assert result.scorer.model_inference is False
+        top = result.hits[0]
+        text = top.contribution("text")
+        assert text is not None
+        assert set(text.evidence["matched_terms"]) == {"timber", "floor"}  # type: ignore[arg-type]
+        assert abs(sum(c.contribution for c in top.explanation) - top.score) < 1e-9
+
+    def test_superseded_is_demoted_by_default_and_excluded_on_request(
+        self, sr: semreport.SemReport
+    ) -> None:
+        demoted = sr.find("p-1", {"text": "fire rated timber floor"})
+        d1 = next(h for h in demoted.hits if h.decision_id == "d-1")
+        assert d1.superseded
+        assert d1.demotion == 0.5
+        included = sr.find("p-1", {"text": "fire rated timber floor", "superseded": "include"})
+        assert included.hits[0].decision_id == "d-1"
+        assert next(h for h in included.hits if h.decision_id == "d-1").score > d1.score
+        excluded = sr.find("p-1", {"text": "timber", "superseded": "exclude"})
+        assert "d-1" not in [h.decision_id for h in excluded.hits]
+        assert excluded.total == 4
+
+    def test_filters_are_a_mask(self, sr: semreport.SemReport) -> None:
+        result = sr.find(
+            "p-1",
+            Criteria(
+                text="timber",
+                filters=Filters(
+                    domain=frozenset({"material"}), attributes={"cost_eur": NumericRange(max=2000)}
+                ),
+            ),
+        )
+        assert [h.decision_id for h in result.hits] == ["d-3"]
+        assert result.total == 1
+        status = sr.find("p-1", {"filters": {"status": ["superseded"]}})
+        assert [h.decision_id for h in status.hits] == ["d-1"]
+        agents = sr.find("p-1", {"filters": {"agent": ["a-2"], "tags": ["budget"]}})
+        assert [h.decision_id for h in agents.hits] == ["d-4"]
+        later = sr.find("p-1", {"filters": {"recorded": {"after": "2999-01-01T00:00:00Z"}}})
+        assert later.hits == ()
+        assert later.total == 0
+
+    def test_signal_weights_graph_recency_near_prefer(self, sr: semreport.SemReport) -> None:
+        result = sr.find(
+            "p-1",
+            {
+                "text": "floor",
+                "weights": {"text": 1, "graph": 0.5, "recency": 0.5},
+                "near": {"cost_eur": 1400},
+                "prefer": {"tags": ["timber"]},
+            },
+        )
+        names = {c.signal for c in result.hits[0].explanation}
+        assert names == {"text", "graph", "recency", "attributes", "facets"}
+        for hit in result.hits:
+            assert abs(sum(c.contribution for c in hit.explanation) - hit.score) < 1e-9
+            assert 0.0 <= hit.score <= 1.0
+        assert abs(sum(c.weight for c in result.hits[0].explanation) - 1.0) < 1e-12
+
+    def test_pages_with_cursor(self, sr: semreport.SemReport) -> None:
+        seen: list[str] = []
+        cursor = None
+        while True:
+            page = sr.find("p-1", {"text": "timber", "limit": 2, "cursor": cursor})
+            seen += [h.decision_id for h in page.hits]
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        assert sorted(seen) == ["d-1", "d-2", "d-3", "d-4", "d-5"]
+
+    def test_cursor_survives_an_append(self, sr: semreport.SemReport) -> None:
+        first = sr.find("p-1", {"text": "timber", "limit": 2})
+        sr.record([_d("d-6", "Timber stair")])
+        second = sr.find("p-1", {"text": "timber", "limit": 2, "cursor": first.next_cursor})
+        assert second.as_of_sequence == first.as_of_sequence
+        assert not {h.decision_id for h in second.hits} & {h.decision_id for h in first.hits}
+
+    def test_wire_form_and_html(self, sr: semreport.SemReport) -> None:
+        sr.record([_d("d-9", "<script>alert(1)</script> timber")])
+        result = sr.find("p-1", {"text": "timber"})
+        wire = to_wire(result)
+        assert wire["scorer"] == {"name": "heuristic", "version": "1.0", "model_inference": False}
+        assert wire["hits"][0]["explanation"][0]["signal"] == "text"
+        page = result._repr_html_()
+        assert "<script>" not in page
+        assert "&lt;script&gt;" in page
+        assert len(result) == len(result.hits)
+        assert to_wire(Criteria(text="x"))["filters"]["domain"] == []
+
+
+class TestSimilar:
+    """similar ranks by resemblance and never returns the exemplar."""
+
+    def test_by_id(self, sr: semreport.SemReport) -> None:
+        result = sr.similar("p-1", {"decision_id": "d-1"})
+        ids = [h.decision_id for h in result.hits]
+        assert "d-1" not in ids
+        assert ids[0] == "d-3"
+        assert result.total == 4
+        graph = result.hits[0].contribution("graph")
+        assert graph is not None
+        assert graph.evidence["shared_elements"] == ("floor-1",)
+        assert graph.evidence["linked"] is True
+
+    def test_inline_exemplar(self, sr: semreport.SemReport) -> None:
+        result = sr.similar(
+            "p-1",
+            Exemplar(
+                decision=semreport.search.PartialDecision(
+                    title="acoustic wall",
+                    tags=frozenset({"acoustic"}),
+                    attributes={"u_value": 0.3},
+                    links=(semreport.Link("relates_to", "d-3"),),
+                    domain="regulation",
+                )
+            ),
+        )
+        assert result.hits[0].decision_id == "d-5"
+        assert result.total == 5
+
+    def test_unknown_exemplar(self, sr: semreport.SemReport) -> None:
+        with pytest.raises(DecisionNotFound):
+            sr.similar("p-1", {"decision_id": "d-404"})
+
+    def test_exemplar_needs_exactly_one_form(self, sr: semreport.SemReport) -> None:
+        with pytest.raises(InvalidRequest) as info:
+            sr.similar("p-1", {})
+        assert info.value.errors[0].path == "$.decision_id"
+
+
+class TestSignals:
+    """signals describes every signal with the project's coverage and values."""
+
+    def test_catalogue(self, sr: semreport.SemReport) -> None:
+        catalogue = sr.signals("p-1")
+        names = [s.name for s in catalogue.signals]
+        assert names == ["text", "terms", "facets", "attributes", "graph", "recency"]
+        assert catalogue.facets["domain"]["regulation"] == 2
+        assert catalogue.facets["status"]["superseded"] == 1
+        assert catalogue.facets["tags"]["timber"] == 2
+        cost = next(a for a in catalogue.attributes if a.name == "cost_eur")
+        assert (cost.count, cost.min, cost.max) == (4, 1200.0, 90000.0)
+        assert catalogue.signal("attributes").coverage == 1.0
+        assert catalogue.superseded_policies[0] == "demote"
+        assert to_wire(catalogue)["scorer"]["model_inference"] is False
+        with pytest.raises(KeyError):
+            catalogue.signal("nope")
+
+
+class TestErrors:
+    """Bad requests are clear SemReportErrors with field paths."""
+
+    @pytest.mark.parametrize(
+        ("criteria", "path"),
+        [
+            ({"text": "x" * 4097}, "$.text"),
+            ({"limit": 0}, "$.limit"),
+            ({"limit": 101}, "$.limit"),
+            ({"weights": {"magic": 1}}, "$.weights.magic"),
+            ({"weights": {"text": -1}}, "$.weights.text"),
+            ({"filters": {"tags": [f"t{i}" for i in range(257)]}}, "$.filters"),
+            (
+                {"filters": {"attributes": {"cost_eur": {"min": 5, "max": 1}}}},
+                "$.filters.attributes.cost_eur",
+            ),
+            ({"cursor": "garbage"}, "$.cursor"),
+            ({"near": {"cost_eur": float("nan")}}, "$.near.cost_eur"),
+        ],
+    )
+    def test_invalid_criteria(
+        self, sr: semreport.SemReport, criteria: dict[str, Any], path: str
+    ) -> None:
+        with pytest.raises(InvalidRequest) as info:
+            sr.find("p-1", criteria)
+        assert path in [e.path for e in info.value.errors]
+
+    def test_not_a_mapping(self, sr: semreport.SemReport) -> None:
+        with pytest.raises(InvalidRequest):
+            sr.find("p-1", "timber")  # type: ignore[arg-type]
+        with pytest.raises(InvalidRequest):
+            sr.similar("p-1", "d-1")  # type: ignore[arg-type]
+
+    def test_tampered_foreign_and_other_query_cursors(self, sr: semreport.SemReport) -> None:
+        page = sr.find("p-1", {"text": "timber", "limit": 1})
+        assert page.next_cursor is not None
+        body, _, tag = page.next_cursor.partition(".")
+        tampered = body[:-2] + ("A" if body[-2] != "A" else "B") + body[-1] + "." + tag
+        for cursor in (tampered, page.next_cursor + "x"):
+            with pytest.raises(InvalidRequest) as info:
+                sr.find("p-1", {"text": "timber", "limit": 1, "cursor": cursor})
+            assert info.value.errors[0].path == "$.cursor"
+        with semreport.open("memory://") as other:
+            other.record(PROJECT)
+            with pytest.raises(InvalidRequest) as info:
+                other.find("p-1", {"text": "timber", "limit": 1, "cursor": page.next_cursor})
+            assert info.value.errors[0].path == "$.cursor"
+        with pytest.raises(InvalidRequest):
+            sr.find("p-1", {"text": "floor", "limit": 1, "cursor": page.next_cursor})
+
+    def test_expired_cursor(self) -> None:
+        with semreport.open("memory://", scorer=HeuristicScorer(keep_snapshots=1)) as sr:
+            sr.record(PROJECT)
+            page = sr.find("p-1", {"text": "timber", "limit": 1})
+            sr.record([_d("d-7", "Timber door")])
+            with pytest.raises(InvalidRequest) as info:
+                sr.find("p-1", {"text": "timber", "limit": 1, "cursor": page.next_cursor})
+            assert "no longer held" in info.value.errors[0].message
+
+    def test_auth_before_project_lookup(self, sr: semreport.SemReport) -> None:
+        stranger = Principal("s", roles={Role.USER}, projects={"other"})
+        for call in (
+            lambda c: sr.find("p-1", {"text": "x"}, caller=c),
+            lambda c: sr.similar("p-1", {"decision_id": "d-1"}, caller=c),
+            lambda c: sr.signals("p-1", caller=c),
+            lambda c: sr.find("missing", {"text": "x"}, caller=c),
+        ):
+            with pytest.raises(Forbidden):
+                call(stranger)
+        with (
+            semreport.open("memory://", require_caller=True) as strict,
+            pytest.raises(Unauthenticated),
+        ):
+            strict.find("p-1", {"text": "x"})
+        with pytest.raises(ProjectNotFound):
+            sr.find("missing", {"text": "x"})
+        with pytest.raises(ProjectNotFound):
+            sr.signals("missing")
+        with pytest.raises(InvalidRequest):
+            sr.find("bad id!", {"text": "x"})
+
+
+class TestIndex:
+    """The index follows Decision Memory's sequence incrementally."""
+
+    def test_append_extends_instead_of_rebuilding(self) -> None:
+        with semreport.open("memory://") as sr:
+            sr.record(synthetic_decisions(300, project_id="p-1"))
+            scorer = sr.scorer
+            assert isinstance(scorer, HeuristicScorer)
+            before = scorer.index(sr.storage, "p-1")
+            sr.record(synthetic_decisions(320, project_id="p-1", seed=0)[300:])
+            after = scorer.index(sr.storage, "p-1")
+            assert after is not before
+            assert after.vocab is before.vocab
+            assert len(after.segments) == 2
+            assert after.segments[0] is before.segments[0]
+            assert after.n == 320
+            assert before.n == 300
+            incremental = sr.find("p-1", {"text": "fire rated timber floor", "limit": 20})
+        with semreport.open("memory://") as fresh:
+            fresh.record(synthetic_decisions(320, project_id="p-1"))
+            rebuilt = fresh.find("p-1", {"text": "fire rated timber floor", "limit": 20})
+        assert [(h.decision_id, h.score) for h in incremental.hits] == [
+            (h.decision_id, h.score) for h in rebuilt.hits
+        ]
+
+    def test_many_appends_merge_segments(self) -> None:
+        decisions = synthetic_decisions(60, project_id="p-1")
+        with semreport.open("memory://") as sr:
+            for start in range(0, 60, 5):
+                sr.record(decisions[start : start + 5])
+                sr.find("p-1", {"text": "timber"})
+            scorer = sr.scorer
+            assert isinstance(scorer, HeuristicScorer)
+            assert len(scorer.index(sr.storage, "p-1").segments) <= 8
+            result = sr.find("p-1", {"text": "timber", "limit": 5})
+        with semreport.open("memory://") as fresh:
+            fresh.record(decisions)
+            assert [h.score for h in fresh.find("p-1", {"text": "timber", "limit": 5}).hits] == [
+                h.score for h in result.hits
+            ]
+
+    def test_custom_scorer_plugs_in(self) -> None:
+        class Constant:
+            def describe(self) -> semreport.ScorerInfo:
+                return semreport.ScorerInfo("constant", "0")
+
+            def score(self, memory: Any, project_id: str, query: Any) -> SearchResult:
+                return SearchResult(project_id, 1, (), 0, None, self.describe())
+
+            def signals(self, memory: Any, project_id: str) -> Any:
+                return None
+
+        with semreport.open("memory://", scorer=Constant()) as sr:
+            sr.record(PROJECT)
+            assert sr.find("p-1", {"text": "x"}).scorer.name == "constant"
+            with pytest.raises(TypeError):
+                sr.signals("p-1")
+
+    def test_repr_and_decision_model(self) -> None:
+        scorer = HeuristicScorer()
+        assert "heuristic" in repr(scorer).lower()
+        assert Decision(id="d", project_id="p", title="t", statement="s", agent="a").title == "t"
+        assert datetime(2024, 1, 1, tzinfo=UTC).year == 2024

@@ -1,0 +1,185 @@
+"""Unit tests of the search's parts: ranking, postings order, cursors, tokens, generators."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import semreport
+from semreport import InvalidRequest
+from semreport.search import _scorer
+from semreport.search._cursor import CursorState, decode_cursor, encode_cursor
+from semreport.search._index import Vocabulary, _stable_order, _words
+from semreport.search._scorer import _top
+from semreport.search._text import _WORD, Tokenizer
+from semreport.testing import synthetic_decisions, synthetic_queries
+from semreport.testing.cisi import find_cisi, load_cisi, ndcg_at, recall_at
+
+
+class TestTop:
+    """Top-k selection: score descending, then id; a floor never changes the answer."""
+
+    def test_matches_a_full_sort(self) -> None:
+        rng = np.random.default_rng(1)
+        for _ in range(50):
+            n = int(rng.integers(1, 300))
+            score = np.round(rng.random(n), 1) * (rng.random(n) > 0.4)
+            rank = rng.permutation(n).astype(np.int64)
+            mask = rng.random(n) > 0.2 if rng.random() > 0.5 else None
+            k = int(rng.integers(1, 40))
+            rows = [r for r in range(n) if mask is None or mask[r]]
+            expected = sorted(rows, key=lambda r: (-score[r], rank[r]))[:k]
+            assert _top(score, mask, rank, k).tolist() == expected
+            kth = sorted((score[r] for r in rows), reverse=True)
+            floor = kth[k - 1] * 0.9 if len(kth) >= k else 0.0
+            assert _top(score, mask, rank, k, floor).tolist() == expected
+
+
+class TestPruning:
+    """Large projects rank a first page by bounds; the page equals scoring every row."""
+
+    def test_pruned_equals_dense(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        decisions = synthetic_decisions(5_000, seed=11)
+        queries = synthetic_queries(12, seed=4)
+        full = {
+            "filters": {
+                "domain": ["material", "regulation"],
+                "attributes": {"cost_eur": {"max": 20_000}},
+            },
+            "weights": {"text": 1.0, "graph": 0.2, "recency": 0.2},
+        }
+        requests: list[tuple[str, dict[str, object]]] = []
+        for i, text in enumerate(queries):
+            requests.append(("find", {"text": text, "limit": 1 + i * 7}))
+            requests.append(
+                ("find", {"text": text, **full, "superseded": ("demote", "include")[i % 2]})
+            )
+            requests.append(
+                ("find", {"text": text, "prefer": {"tags": ["fire"]}, "near": {"cost_eur": 9000}})
+            )
+            requests.append(("similar", {"decision_id": decisions[i * 311].id, "limit": 10 + i}))
+        requests.append(
+            (
+                "similar",
+                {
+                    "decision": {
+                        "title": "timber floor",
+                        "tags": ["fire"],
+                        "attributes": {"cost_eur": 5000},
+                    }
+                },
+            )
+        )
+        requests.append(
+            ("similar", {"decision_id": decisions[7].id, "filters": {"tags": ["carbon"]}})
+        )
+        with semreport.open("memory://") as sr:
+            sr.record(decisions)
+            pruned = [getattr(sr, kind)("synthetic", request) for kind, request in requests]
+            monkeypatch.setattr(_scorer, "_PRUNE_FROM", 10**9)
+            dense = [getattr(sr, kind)("synthetic", request) for kind, request in requests]
+        assert pruned == dense
+        assert all(result.hits for result in pruned)
+
+
+class TestStableOrder:
+    """Postings are grouped by term with rows kept in order, for any vocabulary size."""
+
+    @pytest.mark.parametrize("size", [10, 70_000])
+    def test_stable(self, size: int) -> None:
+        keys = np.random.default_rng(2).integers(0, size, 5_000).astype(np.int32)
+        assert (_stable_order(keys, size) == np.argsort(keys, kind="stable")).all()
+
+
+class TestCursor:
+    """Cursors round-trip and refuse anything altered or malformed."""
+
+    def test_round_trip_and_refusals(self) -> None:
+        state = CursorState(7, 0.1 + 0.2, "d-1")
+        token = encode_cursor(b"k" * 32, "f" * 32, state)
+        assert decode_cursor(b"k" * 32, token, "f" * 32) == state
+        for bad in ("", "no-dot", "!!!.???", token + "A", "x" * 2000):
+            with pytest.raises(InvalidRequest):
+                decode_cursor(b"k" * 32, bad, "f" * 32)
+        with pytest.raises(InvalidRequest):
+            decode_cursor(b"j" * 32, token, "f" * 32)
+        with pytest.raises(InvalidRequest):
+            decode_cursor(b"k" * 32, token, "g" * 32)
+
+
+class TestTokenizer:
+    """Words are lower-cased, stop words dropped, the rest Snowball-stemmed."""
+
+    def test_terms(self) -> None:
+        tokens = Tokenizer()
+        assert tokens.terms("The Fire-rated floors and walls") == ["fire", "rate", "floor", "wall"]
+        assert tokens.surface("Floors floor") == {"floor": "floors"}
+        assert tokens.words("A b cd") == ["cd"]
+
+    @pytest.mark.parametrize(("ascii_only", "chunk"), [(True, 8192), (False, 8192), (True, 7)])
+    def test_bulk_words_match_the_regular_expression(self, ascii_only: bool, chunk: int) -> None:
+        rng = np.random.default_rng(3)
+        alphabet = list("abcQ_ 0123-,.;\n\t'\x02") + ([] if ascii_only else ["é", "ß", "—"])
+        texts = ["".join(rng.choice(alphabet, int(rng.integers(0, 40)))) for _ in range(200)]
+        vocab = Vocabulary()
+        ids, rows = _words(vocab, texts, chunk)
+        expected = [
+            (vocab.word_term[w], r)
+            for r, text in enumerate(texts)
+            for w in _WORD.findall(text.lower())
+            if vocab.word_term[w] >= 0
+        ]
+        assert list(zip(ids.tolist(), rows.tolist(), strict=True)) == expected
+
+
+class TestGenerators:
+    """The synthetic generator is seeded and realistic; CISI loads from its files."""
+
+    def test_synthetic_is_deterministic(self) -> None:
+        one = synthetic_decisions(200, seed=5)
+        assert one == synthetic_decisions(200, seed=5)
+        assert one != synthetic_decisions(200, seed=6)
+        assert any(d.supersedes for d in one)
+        assert {d.domain.value for d in one} >= {"regulation", "material", "cost", "lifecycle"}
+        assert any("cost_eur" in d.attributes for d in one)
+        assert len(synthetic_queries(5)) == 5
+
+    def test_cisi_loader(self, tmp_path: Path) -> None:
+        (tmp_path / "CISI.ALL").write_text(
+            ".I 1\n.T\nA title\n.A\nSomeone\n.W\nAn abstract\nover lines.\n.X\n2\t1\t1\n1\t1\t1\n"
+            ".I 2\n.T\nOther\n.W\nText\n",
+            encoding="latin-1",
+        )
+        (tmp_path / "CISI.QRY").write_text(".I 1\n.W\nWhat about titles?\n", encoding="latin-1")
+        (tmp_path / "CISI.REL").write_text("1 2 0 0.0\n1 1 0 0.0\n", encoding="latin-1")
+        collection = load_cisi(tmp_path, links=True)
+        first = collection.decisions[0]
+        assert (first.id, first.title, first.rationale) == (
+            "1",
+            "A title",
+            "An abstract over lines.",
+        )
+        assert [link.target for link in first.links] == ["2"]
+        assert collection.queries == {"1": "What about titles?"}
+        assert collection.relevant == {"1": ("1", "2")}
+        assert collection.text("2") == "Other\nText"
+        with pytest.raises(KeyError):
+            collection.text("3")
+        assert ndcg_at(["2", "1"], {"1"}, 10) == pytest.approx(1 / np.log2(3))
+        assert recall_at(["2"], {"1", "2"}) == 0.5
+        assert ndcg_at([], set()) == 0.0
+
+    def test_find_cisi(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv("SEMREPORT_CISI_DIR", str(tmp_path))
+        assert find_cisi() is None
+        (tmp_path / "CISI.ALL").write_text("", encoding="latin-1")
+        assert find_cisi() == tmp_path
+        monkeypatch.delenv("SEMREPORT_CISI_DIR")
+        assert find_cisi(tmp_path) is None
+        shared = tmp_path / "shared" / "data" / "cisi"
+        shared.mkdir(parents=True)
+        (shared / "CISI.ALL").write_text("", encoding="latin-1")
+        (tmp_path / "repo").mkdir()
+        assert find_cisi(tmp_path / "repo") == shared.resolve()
