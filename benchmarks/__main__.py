@@ -1,0 +1,107 @@
+"""Run the benchmark modules and write their sections of docs/performance.md.
+
+Each section comes from one run of its module, in which semreport and every
+peer of that section are measured on the same machine with the same data.
+``--only NAME`` reruns some modules and keeps the other sections as they are,
+so a slow section need not be measured again to refresh a fast one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import importlib
+import os
+import platform
+import re
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "docs" / "performance.md"
+_ORDER = re.compile(r"^ORDER = (\d+)$", re.M)
+_SECTION = re.compile(
+    r"<!-- section: (?P<name>[\w.]+) -->\n(?P<body>.*?)<!-- end: (?P=name) -->\n", re.S
+)
+
+
+def _modules(only: list[str]) -> list[ModuleType]:
+    names = sorted(p.stem for p in (ROOT / "benchmarks").glob("bench_*.py"))
+    if only:
+        names = [n for n in names if any(o in n for o in only)]
+    return [importlib.import_module(f"benchmarks.{n}") for n in names]
+
+
+def _machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (
+        f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}), "
+        f"Python {platform.python_version()}"
+    )
+
+
+def _load() -> str:
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "unknown"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks")
+    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    parser.add_argument("--only", action="append", default=[], help="run modules matching")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+
+    existing = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
+    sections = {m["name"]: m.group(0) for m in _SECTION.finditer(existing)}
+    # Section order comes from each module's ORDER, read without importing it.
+    order = {
+        path.stem: int(found[1]) if (found := _ORDER.search(path.read_text())) else 100
+        for path in (ROOT / "benchmarks").glob("bench_*.py")
+    }
+
+    for module in _modules(args.only):
+        name = module.__name__.rsplit(".", 1)[-1]
+        started = time.perf_counter()
+        print(f"== {name}", file=sys.stderr, flush=True)
+        body = module.run(quick=args.quick)
+        took = time.perf_counter() - started
+        command = f"nox -s bench -- --only {name}{' --quick' if args.quick else ''}"
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        sections[name] = (
+            f"<!-- section: {name} -->\n## {module.TITLE}\n\n"
+            f"_Measured {stamp} by `{command}`; load average {_load()} at the end; "
+            f"the section took {took:.0f} s._\n\n{body.strip()}\n<!-- end: {name} -->\n"
+        )
+
+    header = (
+        "# Performance\n\n"
+        "Each section below comes from one run of its benchmark module: within a section,\n"
+        "semreport and every peer were measured in the same run, on the same machine and data,\n"
+        "single-threaded. Ratios are semreport's median divided by the peer's median (below\n"
+        "1.0 is faster). These machines are shared and noisy: compare ratios, not absolute\n"
+        "times, and mind the load average each section reports.\n\n"
+        "- Reproduce everything: `nox -s bench` (or `python -m benchmarks`); one section:\n"
+        "  `nox -s bench -- --only bench_search`; a smoke run: `nox -s bench -- --quick`.\n"
+        f"- Machine: {_machine()}\n\n"
+    )
+    ordered = sorted(sections, key=lambda n: (order.get(n, 100), n))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(header + "\n".join(sections[n] for n in ordered), encoding="utf-8")
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

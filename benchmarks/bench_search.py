@@ -1,0 +1,322 @@
+"""Semantic search: CISI quality beside bm25s, and speed beside bm25s, rank_bm25, FTS5, tantivy."""
+
+from __future__ import annotations
+
+import gc
+import re
+import sqlite3
+import statistics
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import bm25s
+import numpy as np
+import Stemmer
+import tantivy
+from rank_bm25 import BM25Okapi
+
+import semreport
+from semreport.search import HeuristicScorer
+from semreport.search._text import STOP_WORDS
+from semreport.testing import synthetic_decisions, synthetic_queries
+from semreport.testing.cisi import find_cisi, load_cisi, ndcg_at, recall_at
+
+TITLE = "Semantic search"
+ORDER = 30
+
+_WORD = re.compile(r"(?u)\b\w\w+\b")
+
+
+def _median(fn: Callable[[Any], object], items: list[Any]) -> float:
+    times = []
+    for item in items:
+        start = time.perf_counter()
+        fn(item)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _paired(
+    ours: Callable[[Any], object],
+    theirs: Callable[[Any], object],
+    items: list[Any],
+    warm: list[Any],
+) -> tuple[float, float]:
+    """Medians of both, timed in alternation per item so that machine load hits both alike.
+
+    ``warm`` items (none of them measured) warm both sides' first-use allocations;
+    every measured item is asked once, so no per-query cache can serve it.
+    """
+    for item in warm:
+        ours(item)
+        theirs(item)
+    a: list[float] = []
+    b: list[float] = []
+    for item in items:
+        start = time.perf_counter()
+        ours(item)
+        middle = time.perf_counter()
+        theirs(item)
+        a.append(middle - start)
+        b.append(time.perf_counter() - middle)
+    return statistics.median(a), statistics.median(b)
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms"
+
+
+class _Peers:
+    """The peers over one corpus, each with its own query tokenisation included."""
+
+    def __init__(self, texts: list[str], *, slow: bool) -> None:
+        self.stemmer = Stemmer.Stemmer("english")
+        self.bm25s = bm25s.BM25()
+        self.bm25s.index(
+            bm25s.tokenize(texts, stopwords="en", stemmer=self.stemmer, show_progress=False),
+            show_progress=False,
+        )
+        self.rank: BM25Okapi | None = None
+        if slow:
+            self.rank = BM25Okapi([self._tokens(t) for t in texts])
+        self.sqlite = sqlite3.connect(":memory:")
+        self.sqlite.execute("CREATE VIRTUAL TABLE t USING fts5(body, tokenize='porter unicode61')")
+        self.sqlite.executemany("INSERT INTO t(rowid, body) VALUES (?, ?)", enumerate(texts))
+        schema = tantivy.SchemaBuilder()
+        schema.add_text_field("body", stored=False, tokenizer_name="en_stem")
+        schema.add_integer_field("row", stored=True, fast=True)
+        self.schema = schema.build()
+        self.tantivy = tantivy.Index(self.schema)
+        writer = self.tantivy.writer(heap_size=50_000_000, num_threads=1)
+        for row, text in enumerate(texts):
+            writer.add_document(tantivy.Document(body=text, row=row))
+        writer.commit()
+        writer.wait_merging_threads()
+        self.tantivy.reload()
+        self.searcher = self.tantivy.searcher()
+
+    def _tokens(self, text: str) -> list[str]:
+        words = [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
+        return self.stemmer.stemWords(words)
+
+    def bm25s_query(self, text: str, k: int = 10) -> Any:
+        tokens = bm25s.tokenize([text], stopwords="en", stemmer=self.stemmer, show_progress=False)
+        return self.bm25s.retrieve(tokens, k=k, show_progress=False)
+
+    def rank_query(self, text: str) -> Any:
+        assert self.rank is not None
+        scores = self.rank.get_scores(self._tokens(text))
+        return np.argpartition(-scores, 10)[:10]
+
+    def sqlite_query(self, text: str) -> Any:
+        terms = " OR ".join(f'"{w}"' for w in _WORD.findall(text.lower()) if w not in STOP_WORDS)
+        return self.sqlite.execute(
+            "SELECT rowid FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT 10", (terms,)
+        ).fetchall()
+
+    def tantivy_query(self, text: str) -> Any:
+        words = [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
+        query = self.tantivy.parse_query(" OR ".join(words), ["body"])
+        return self.searcher.search(query, 10).hits
+
+
+def _text(decision: semreport.Decision) -> str:
+    return f"{decision.title}\n{decision.statement}\n{decision.rationale}"
+
+
+def _cisi_section() -> str:
+    directory = find_cisi(Path(__file__).resolve().parent)
+    if directory is None:
+        return "CISI not found (set SEMREPORT_CISI_DIR); quality not measured.\n"
+    rows = []
+    for links in (False, True):
+        collection = load_cisi(directory, links=links)
+        ids = [d.id for d in collection.decisions]
+        peers = _Peers([collection.text(i) for i in ids], slow=False)
+        judged = [q for q in collection.queries if q in collection.relevant]
+        with semreport.open("memory://") as sr:
+            sr.record(collection.decisions)
+            f_n, f_r, b_n, b_r, s_n, s_r, p_n, p_r = ([] for _ in range(8))
+            for q in judged:
+                relevant = set(collection.relevant[q])
+                ranked = [
+                    h.decision_id
+                    for h in sr.find("cisi", {"text": collection.queries[q], "limit": 100}).hits
+                ]
+                f_n.append(ndcg_at(ranked, relevant))
+                f_r.append(recall_at(ranked, relevant))
+                docs, _ = peers.bm25s_query(collection.queries[q], 100)
+                base = [ids[int(i)] for i in docs[0]]
+                b_n.append(ndcg_at(base, relevant))
+                b_r.append(recall_at(base, relevant))
+                chosen = collection.relevant[q]
+                if len(chosen) >= 3:
+                    exemplar, rest = chosen[0], set(chosen[1:])
+                    hits = sr.similar("cisi", {"decision_id": exemplar, "limit": 100}).hits
+                    ranked = [h.decision_id for h in hits]
+                    s_n.append(ndcg_at(ranked, rest))
+                    s_r.append(recall_at(ranked, rest))
+                    docs, _ = peers.bm25s_query(collection.text(exemplar), 101)
+                    base = [ids[int(i)] for i in docs[0] if ids[int(i)] != exemplar][:100]
+                    p_n.append(ndcg_at(base, rest))
+                    p_r.append(recall_at(base, rest))
+        label = "with `.X` cross-references as links" if links else "title and abstract only"
+        mean = statistics.fmean
+        if not links:
+            rows.append(
+                f"| find, {label} ({len(judged)} queries) | {mean(f_n):.4f} | {mean(f_r):.4f} "
+                f"| bm25s query | {mean(b_n):.4f} | {mean(b_r):.4f} |"
+            )
+        rows.append(
+            f"| similar, {label} ({len(s_n)} exemplars) | {mean(s_n):.4f} | {mean(s_r):.4f} "
+            f"| bm25s exemplar text | {mean(p_n):.4f} | {mean(p_r):.4f} |"
+        )
+    return (
+        "### Quality on CISI\n\n"
+        "| semreport | nDCG@10 | recall@100 | peer | nDCG@10 | recall@100 |\n"
+        "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n\n"
+        "The cross-reference variant is shown for honesty: CISI's citation links are not "
+        "topical relevance, and the default graph weight lowers `similar` there.\n"
+    )
+
+
+def _speed_section(quick: bool) -> str:
+    sizes = (2_000, 5_000) if quick else (10_000, 100_000)
+    n_queries = 60 if quick else 220
+    queries = synthetic_queries(n_queries, seed=7)
+    warm = synthetic_queries(10, seed=70)  # warm-up only: never among the measured queries
+    lines = [
+        "### Speed (synthetic projects, medians)\n",
+        f"{n_queries} queries per figure, each asked once (ten other queries warm both sides "
+        "first), timed in alternation with the peer; single-threaded; query tokenisation "
+        "included on both sides. semreport is called through the public facade (`sr.find`, "
+        "`sr.similar`), so its figures include authorisation, request checking, explanations "
+        "of the page and the signed cursor. Both builds compute every BM25 impact; "
+        "semreport's also builds its facet, graph, attribute and ranking columns.\n",
+        "| measure | decisions | semreport | bm25s | ratio | rank_bm25 | SQLite FTS5 | tantivy |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    extra: list[str] = []
+    for size in sizes:
+        decisions = synthetic_decisions(size, seed=3)
+        texts = [_text(d) for d in decisions]
+        gc.collect()
+        peers = _Peers(texts, slow=size <= 10_000 or quick)
+        with semreport.open("memory://") as sr:
+            sr.record(decisions)
+            sr.scorer.index(sr.storage, "synthetic")  # type: ignore[attr-defined]
+            # Builds alternate with the peer's, median of three (one in a quick run): both
+            # include tokenisation and every BM25 impact; ours also its facet, graph and
+            # attribute columns.
+            ours_builds: list[float] = []
+            peer_builds: list[float] = []
+            for _ in range(1 if quick else 3):
+                gc.collect()
+                started = time.perf_counter()
+                HeuristicScorer().index(sr.storage, "synthetic")
+                ours_builds.append(time.perf_counter() - started)
+                gc.collect()
+                started = time.perf_counter()
+                bm25s.BM25().index(
+                    bm25s.tokenize(
+                        texts, stopwords="en", stemmer=peers.stemmer, show_progress=False
+                    ),
+                    show_progress=False,
+                )
+                peer_builds.append(time.perf_counter() - started)
+            build = statistics.median(ours_builds)
+            peer_build = statistics.median(peer_builds)
+            ours, theirs = _paired(
+                lambda q: sr.find("synthetic", {"text": q}), peers.bm25s_query, queries, warm
+            )
+            rank = _ms(_median(peers.rank_query, queries[:50])) if peers.rank else "n/a"
+            fts = _median(peers.sqlite_query, queries)
+            tan = _median(peers.tantivy_query, queries)
+            lines.append(
+                f"| text-only find, top 10 | {size:,} | {_ms(ours)} | {_ms(theirs)} | "
+                f"{ours / theirs:.2f} | {rank} | {_ms(fts)} | {_ms(tan)} |"
+            )
+            if size == sizes[-1]:
+                full = {
+                    "filters": {
+                        "domain": ["material", "regulation"],
+                        "tags": ["fire", "carbon", "structure"],
+                        "attributes": {"cost_eur": {"max": 20_000}},
+                    },
+                    "weights": {"text": 1.0, "graph": 0.2, "recency": 0.2},
+                }
+                ours_full, theirs = _paired(
+                    lambda q, full=full: sr.find("synthetic", {"text": q, **full}),
+                    peers.bm25s_query,
+                    queries,
+                    warm,
+                )
+                lines.append(
+                    f"| full criteria (text, 2 facet filters, numeric range, graph + recency) "
+                    f"| {size:,} | {_ms(ours_full)} | {_ms(theirs)} | {ours_full / theirs:.2f} "
+                    "| | | |"
+                )
+                step = max(1, size // n_queries)
+                exemplars = [decisions[i * step].id for i in range(n_queries)]
+                by_id = {d.id: d for d in decisions}
+                ours_sim, theirs_sim = _paired(
+                    lambda e: sr.similar("synthetic", {"decision_id": e}),
+                    lambda e, by_id=by_id, peers=peers: peers.bm25s_query(_text(by_id[e])),
+                    exemplars,
+                    [decisions[i * step + 1].id for i in range(10)],
+                )
+                lines.append(
+                    f"| similar by id (peer: bm25s queried with the exemplar's text) | {size:,} "
+                    f"| {_ms(ours_sim)} | {_ms(theirs_sim)} | {ours_sim / theirs_sim:.2f} | | | |"
+                )
+                lines.append(
+                    f"| index build (median of {len(ours_builds)}, alternating) | {size:,} "
+                    f"| {build:.2f} s | {peer_build:.2f} s | {build / peer_build:.2f} | | | |"
+                )
+                more = synthetic_decisions(size + 1_000, seed=3)[size:]
+                started = time.perf_counter()
+                sr.record(more)
+                stored = time.perf_counter() - started
+                started = time.perf_counter()
+                sr.find("synthetic", {"text": queries[0]})
+                appended = time.perf_counter() - started
+                lines.append(
+                    f"| append 1,000 then query (index update + query) | {size:,} -> "
+                    f"{size + 1_000:,} | {appended:.3f} s | full build {build:.2f} s | "
+                    f"{appended / build:.3f} of a build | | | |"
+                )
+                extra.append(
+                    f"Storing the 1,000 appended decisions in `memory://` took {stored:.2f} s "
+                    "(storage, not search)."
+                )
+        # Peak memory of the two builds, measured apart (tracemalloc slows what it watches).
+        if size == sizes[-1]:
+            with semreport.open("memory://") as sr:
+                sr.record(decisions)
+                gc.collect()
+                tracemalloc.start()
+                HeuristicScorer().index(sr.storage, "synthetic")
+                ours_peak = tracemalloc.get_traced_memory()[1]
+                tracemalloc.stop()
+            gc.collect()
+            tracemalloc.start()
+            retriever = bm25s.BM25()
+            retriever.index(
+                bm25s.tokenize(texts, stopwords="en", stemmer=peers.stemmer, show_progress=False),
+                show_progress=False,
+            )
+            theirs_peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            extra.append(
+                f"Peak memory of the index build at {size:,} decisions (tracemalloc): semreport "
+                f"{ours_peak / 2**20:.0f} MiB, bm25s {theirs_peak / 2**20:.0f} MiB."
+            )
+        gc.collect()
+    return "\n".join(lines) + "\n\n" + "\n\n".join(extra) + "\n"
+
+
+def run(quick: bool) -> str:
+    return _cisi_section() + "\n" + _speed_section(quick)
