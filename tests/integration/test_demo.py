@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -14,16 +13,13 @@ from semreport.cli import cli
 
 
 class TestDemo:
-    """The demo writes everything it promises, quickly, and its report verifies."""
+    """The demo writes everything it promises, and its report verifies."""
 
     def test_demo_end_to_end(self, tmp_path: Path) -> None:
         out = tmp_path / "demo-out"
         runner = CliRunner()
-        started = time.perf_counter()
         result = runner.invoke(cli, ["demo", "--out", str(out)], catch_exceptions=False)
-        elapsed = time.perf_counter() - started
         assert result.exit_code == 0, result.stdout + result.stderr
-        assert elapsed < 60
 
         database = out / "lindenhof.db"
         html = out / "lindenhof-report.html"
