@@ -140,11 +140,13 @@ class _Segment:
 
     __slots__ = ("__dict__", "docs", "indptr", "keys", "start", "stop", "tfs")
 
-    def __init__(self, start: int, stop: int, indptr: I64, docs: I32, tfs: F64) -> None:
+    def __init__(self, start: int, stop: int, indptr: I64, docs: I32 | I64, tfs: F64) -> None:
         self.start = start
         self.stop = stop
         self.indptr = indptr
-        self.docs = docs
+        # Rows as the platform's index type: numpy's scatter-add (``np.add.at``) takes
+        # its fast path only for native index arrays, and queries scatter-add postings.
+        self.docs: I64 = docs.astype(np.int64, copy=False)
         self.tfs = tfs
         # (term << 32) | row per posting: ascending, so one binary search answers
         # "does row r hold term t" for many pairs at once.
@@ -158,7 +160,7 @@ class _Segment:
 
     @classmethod
     def from_coo(  # noqa: PLR0917 - internal
-        cls, start: int, stop: int, vocab_size: int, terms: I32, docs: I32, tfs: F64
+        cls, start: int, stop: int, vocab_size: int, terms: I32, docs: I32 | I64, tfs: F64
     ) -> _Segment:
         order = _stable_order(terms, vocab_size)
         counts = np.bincount(terms, minlength=vocab_size)
@@ -171,7 +173,7 @@ class _Segment:
         """The term of each posting."""
         return np.repeat(np.arange(len(self.indptr) - 1, dtype=np.int32), np.diff(self.indptr))
 
-    def coo(self) -> tuple[I32, I32, F64]:
+    def coo(self) -> tuple[I32, I64, F64]:
         return self.terms, self.docs, self.tfs
 
 
@@ -372,10 +374,18 @@ class IndexSnapshot:
         new.edge_target = [*self.edge_target, *edges_target]
         # Link targets resolve against the whole snapshot: a link recorded before its
         # target is resolved once the target arrives, so the order of recording never matters.
+        # Edges resolved before stay resolved (rows never move); only the unresolved
+        # ones and the new ones are looked up.
         row_of = new.row_of
-        new.edge_dst = np.fromiter(
-            (row_of.get(t, -1) for t in new.edge_target), dtype=np.int32, count=len(new.edge_target)
+        old_dst = self.edge_dst.copy()
+        pending = np.flatnonzero(old_dst < 0).tolist()
+        if pending:
+            targets = self.edge_target
+            old_dst[pending] = [row_of.get(targets[i], -1) for i in pending]
+        new_dst = np.fromiter(
+            (row_of.get(t, -1) for t in edges_target), dtype=np.int32, count=len(edges_target)
         )
+        new.edge_dst = np.concatenate([old_dst, new_dst])
         if len(new.edge_dst):
             new.edge_dst[new.edge_dst >= n] = -1
 
@@ -433,13 +443,6 @@ class IndexSnapshot:
         """Lucene's BM25 idf, ``log(1 + (N - df + 0.5) / (df + 0.5))``."""
         return float(self.idfs[term]) if term < len(self.idfs) else _UNSEEN_IDF(self.n)
 
-    def postings(self, term: int) -> I32:
-        """The rows holding ``term``, ascending."""
-        parts = [s.docs[lo:hi] for s in self.segments for lo, hi in (s.span(term),) if hi > lo]
-        if len(parts) == 1:
-            return parts[0]
-        return np.concatenate(parts) if parts else _EMPTY_I32
-
     def holds(self, terms: list[int], rows: I64) -> Bool:
         """``found[i, j]``: whether row ``rows[j]`` holds ``terms[i]``."""
         wanted = ((np.array(terms, dtype=np.int64) << 32)[:, None] | rows[None, :]).ravel()
@@ -449,61 +452,43 @@ class IndexSnapshot:
             found |= keys.take(keys.searchsorted(wanted), mode="clip") == wanted
         return found.reshape(len(terms), len(rows))
 
-    def impacts(self, term: int) -> tuple[I32, F64]:
-        """The rows holding ``term`` (ascending) and their BM25 impact for it."""
-        docs: list[I32] = []
-        values: list[F64] = []
-        for segment, impacts in zip(self.segments, self.segment_impacts, strict=True):
-            lo, hi = segment.span(term)
-            if hi > lo:
-                docs.append(segment.docs[lo:hi])
-                values.append(impacts[lo:hi])
-        if len(docs) == 1:
-            return docs[0], values[0]
-        if not docs:
-            return _EMPTY_I32, _EMPTY_F64
-        return np.concatenate(docs), np.concatenate(values)
+    @functools.cached_property
+    def _postings(self) -> tuple[tuple[I64, I64, F64], ...]:
+        """Per segment: term offsets, rows and impacts."""
+        return tuple(
+            (segment.indptr, segment.docs, impacts)
+            for segment, impacts in zip(self.segments, self.segment_impacts, strict=True)
+        )
 
     def text_scores(self, weighted_terms: dict[int, float]) -> tuple[F64, float]:
         """BM25 scores of every decision for weighted terms, and their upper bound."""
-        docs: list[I32] = []
-        values: list[F64] = []
+        scores = np.zeros(self.n)
         bound = 0.0
-        # Sum in stem order, not id order: ids depend on the order records arrived in.
-        # bincount adds each row's values in the order given, so every row's sum runs
-        # over its terms in stem order, whatever order the rows were recorded in.
+        # Add term by term in stem order, not id order: ids depend on the order records
+        # arrived in. Each row's sum then runs over its terms in stem order, whatever
+        # order the rows were recorded in, so equal records give equal floats. A term's
+        # rows are distinct, and each row lies in one segment only.
         names = self.vocab.term_names
         idfs = self.idfs
         known = len(idfs)
-        segments = self.segments
-        single = len(segments) == 1
+        postings = self._postings
+        add = np.add.at
+        scratch = _EMPTY_F64  # weighted impacts, reused across terms
         for term in sorted(weighted_terms, key=names.__getitem__):
             weight = weighted_terms[term]
             bound += weight * (float(idfs[term]) if term < known else self.idf(term)) * (K1 + 1.0)
-            if single:
-                indptr = segments[0].indptr
-                if term + 1 >= len(indptr):
-                    continue
-                lo, hi = indptr[term], indptr[term + 1]
-                if hi == lo:
-                    continue
-                rows = segments[0].docs[lo:hi]
-                impacts = self.segment_impacts[0][lo:hi]
-            else:
-                rows, impacts = self.impacts(term)
-                if not len(rows):
-                    continue
-            docs.append(rows)
-            values.append(impacts if weight == 1.0 else weight * impacts)
-        if not docs:
-            return np.zeros(self.n), bound
-        if len(docs) == 1:
-            scores = np.bincount(docs[0], weights=values[0], minlength=self.n)
-        else:
-            scores = np.bincount(
-                np.concatenate(docs), weights=np.concatenate(values), minlength=self.n
-            )
-        return np.asarray(scores, dtype=np.float64), bound
+            for indptr, docs, impacts in postings:
+                if term + 1 < len(indptr):
+                    lo = indptr[term]
+                    hi = indptr[term + 1]
+                    if hi > lo:
+                        values = impacts[lo:hi]
+                        if weight != 1.0:
+                            if len(scratch) < hi - lo:
+                                scratch = np.empty(max(hi - lo, 2 * len(scratch)))
+                            values = np.multiply(values, weight, out=scratch[: hi - lo])
+                        add(scores, docs[lo:hi], values)
+        return scores, bound
 
     def term_counts(self, row: int) -> dict[int, float]:
         """The weighted term frequencies of one decision (from its text)."""
