@@ -161,12 +161,24 @@ class TestOrder:
         rnd.shuffle(shuffled)
         query = {**criteria, "limit": 100}
         query.get("weights", {}).pop("recency", None)
-        with _open(records) as one, _open(shuffled) as two:
+        with _open(records) as one, _open(shuffled) as two, semreport.open("memory://") as three:
+            # The third project receives the shuffled records in appends, searched in
+            # between, so its index is extended (links may arrive before their targets).
+            cut = rnd.randint(1, len(shuffled))
+            for batch in (shuffled[:cut], shuffled[cut:]):
+                if batch:
+                    three.record(batch)
+                    three.find("p", {"text": "fire"})
             a = one.find("p", query)
             b = two.find("p", query)
+            c = three.find("p", query)
             assert [(h.decision_id, h.score) for h in a.hits] == [
                 (h.decision_id, h.score) for h in b.hits
             ]
+            assert [(h.decision_id, h.score) for h in c.hits] == [
+                (h.decision_id, h.score) for h in a.hits
+            ]
+            assert [h.explanation for h in c.hits] == [h.explanation for h in a.hits]
             again = one.find("p", query)
             assert [h.decision_id for h in again.hits] == [h.decision_id for h in a.hits]
             keys = [(-h.score, h.decision_id) for h in a.hits]

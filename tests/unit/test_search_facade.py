@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pickle
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+import attrs
 import pytest
 
 import semreport
@@ -20,7 +23,15 @@ from semreport import (
     SearchResult,
     Unauthenticated,
 )
-from semreport.search import Criteria, Exemplar, Filters, HeuristicScorer, NumericRange
+from semreport.search import (
+    Criteria,
+    Exemplar,
+    Filters,
+    HeuristicScorer,
+    Hit,
+    NumericRange,
+    SignalContribution,
+)
 from semreport.testing import synthetic_decisions
 from semreport.wire import to_wire
 
@@ -335,6 +346,82 @@ class TestErrors:
             sr.signals("missing")
         with pytest.raises(InvalidRequest):
             sr.find("bad id!", {"text": "x"})
+
+
+class TestDeferred:
+    """Explanations and cursors are built on first read, and behave as if built at once."""
+
+    @staticmethod
+    def _page(sr: semreport.SemReport) -> SearchResult:
+        return sr.find("p-1", {"text": "timber floor", "limit": 2})
+
+    def test_explanation_is_built_once_on_first_read(self, sr: semreport.SemReport) -> None:
+        hit = self._page(sr).hits[0]
+        first = hit.explanation
+        assert hit.explanation is first
+        assert [c.signal for c in first] == ["text"]
+        assert first[0].evidence["matched_terms"] == ("floor", "timber")
+        assert hit.contribution("text") is first[0]
+        with pytest.raises(AttributeError):
+            hit.no_such_field  # type: ignore[attr-defined]  # noqa: B018
+
+    def test_deferred_equals_eager(self, sr: semreport.SemReport) -> None:
+        deferred = self._page(sr)
+        eager = SearchResult(
+            deferred.project_id,
+            deferred.as_of_sequence,
+            tuple(Hit(*(getattr(h, f.name) for f in attrs.fields(Hit))) for h in deferred.hits),
+            deferred.total,
+            deferred.next_cursor,
+            deferred.scorer,
+        )
+        fresh = self._page(sr)  # nothing read yet
+        assert fresh == eager
+        assert hash(self._page(sr).hits[0]) == hash(eager.hits[0])
+        assert repr(self._page(sr)) == repr(eager)
+        assert to_wire(self._page(sr)) == to_wire(eager)
+        assert attrs.asdict(self._page(sr)) == attrs.asdict(eager)
+        assert pickle.loads(pickle.dumps(self._page(sr))) == eager
+        assert attrs.evolve(self._page(sr).hits[0], score=0.5).explanation == (
+            eager.hits[0].explanation
+        )
+
+    def test_cursor_is_signed_on_first_read_and_pages_on(self, sr: semreport.SemReport) -> None:
+        page = self._page(sr)
+        cursor = page.next_cursor
+        assert cursor is not None
+        assert page.next_cursor is cursor
+        rest = sr.find("p-1", {"text": "timber floor", "limit": 2, "cursor": cursor})
+        assert not {h.decision_id for h in rest.hits} & {h.decision_id for h in page.hits}
+        last = sr.find("p-1", {"text": "timber floor", "limit": 100})
+        assert last.next_cursor is None
+
+    @staticmethod
+    def _read_together(result: SearchResult, readers: int) -> list[list[Any]]:
+        seen: list[list[Any]] = []
+        start = threading.Barrier(readers)
+
+        def read() -> None:
+            start.wait()
+            seen.append([h.explanation for h in result.hits])
+
+        threads = [threading.Thread(target=read) for _ in range(readers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return seen
+
+    def test_concurrent_first_reads_agree(self) -> None:
+        with semreport.open("memory://") as sr:
+            sr.record(synthetic_decisions(5_000, project_id="p-1"))
+            query = {"text": "fire rated timber floor", "limit": 20}
+            for _ in range(5):
+                seen = self._read_together(sr.find("p-1", query), 4)
+                expected: list[tuple[SignalContribution, ...]] = [
+                    h.explanation for h in sr.find("p-1", query).hits
+                ]
+                assert seen == [expected] * 4
 
 
 class TestIndex:

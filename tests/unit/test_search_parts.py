@@ -84,6 +84,35 @@ class TestPruning:
         assert all(result.hits for result in pruned)
 
 
+class TestPromotion:
+    """When the other signals' slack is too wide to prune, they join the leads."""
+
+    @pytest.mark.parametrize(("lead_scale", "rest_weight"), [(0.1, 0.8), (1.0, 0.05)])
+    def test_pruned_page_equals_the_dense_top(self, lead_scale: float, rest_weight: float) -> None:
+        with semreport.open("memory://") as sr:
+            sr.record(synthetic_decisions(5_000, seed=5))
+            scorer = sr.scorer
+            assert isinstance(scorer, semreport.search.HeuristicScorer)
+            snap = scorer.index(sr.storage, "synthetic")
+        rng = np.random.default_rng(7)
+        lead_values = np.round(rng.random(snap.n) * lead_scale, 3)  # ties on purpose
+        rest_values = np.round(rng.random(snap.n), 2)
+        active = [
+            _scorer._Signal("terms", lead_values, lead_values, lead=True).weighted(
+                1.0 - rest_weight
+            ),
+            _scorer._Signal("attributes", rest_values, rest_values).weighted(rest_weight),
+        ]
+        found = _scorer._pruned(snap, active, None, False, 11, -1)
+        assert found is not None
+        rows, scores, total = found
+        dense = _scorer._exact(snap, active, False, np.arange(snap.n))
+        expected = _top(dense, None, snap.id_rank, 11)
+        assert rows.tolist() == expected.tolist()
+        assert scores == dense[expected].tolist()
+        assert total == snap.n
+
+
 class TestStableOrder:
     """Postings are grouped by term with rows kept in order, for any vocabulary size."""
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import collections
 import enum
 import html
+import itertools
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import attrs
 
@@ -290,8 +292,36 @@ class SignalContribution:
     evidence: FrozenDict[str, JsonValue] = attrs.field(factory=FrozenDict)
 
 
+class _Deferred:
+    """Lets a result build one costly field when it is first read.
+
+    A search ranks a page, but many callers read only the ids and scores, and
+    few ask for the next page. A result made by a ``_deferred`` constructor
+    leaves the slot named by ``_DEFERRED`` empty and holds a function that
+    builds its value from the result; the first read of the slot (directly, or through ``==``,
+    ``hash``, ``repr``, pickling or the wire form) fills it. The value is the
+    same whenever it is built: the function reads only immutable state (the
+    index snapshot the search used, the query and the scorer's key).
+    """
+
+    __slots__ = ("_build",)
+    _DEFERRED = ""
+
+    if not TYPE_CHECKING:  # keep attribute typos visible to type checkers
+
+        def __getattr__(self, name: str) -> Any:
+            # Reached only when normal lookup fails: here, the empty slot.
+            if name != self._DEFERRED:
+                raise AttributeError(name)
+            build: Callable[[Any], Any] = object.__getattribute__(self, "_build")
+            value = build(self)
+            object.__setattr__(self, name, value)
+            object.__setattr__(self, "_build", None)  # let go of what it read
+            return value
+
+
 @attrs.frozen
-class Hit:
+class Hit(_Deferred):
     """One ranked decision with its explanation.
 
     Attributes:
@@ -300,8 +330,13 @@ class Hit:
         title: The decision's title, for display.
         superseded: Whether another decision supersedes it.
         demotion: The factor applied for being superseded (1.0 when not demoted).
-        explanation: One entry per active signal.
+        explanation: One entry per active signal. A search builds it when it is
+            first read, from the index snapshot it ranked with, so callers that
+            only need ids and scores do not pay for it; until then the hit keeps
+            that snapshot alive.
     """
+
+    _DEFERRED = "explanation"
 
     decision_id: str
     score: float
@@ -309,6 +344,33 @@ class Hit:
     superseded: bool
     demotion: float
     explanation: tuple[SignalContribution, ...]
+
+    @classmethod
+    def _deferred(  # noqa: PLR0917 - internal, positional for speed
+        cls,
+        decision_ids: list[str],
+        scores: list[float],
+        titles: list[str],
+        superseded: list[bool],
+        demotions: list[float],
+        explain: Callable[[Hit], tuple[SignalContribution, ...]],
+    ) -> tuple[Hit, ...]:
+        """A page of hits whose explanations ``explain(hit)`` builds on first read (for scorers).
+
+        The slots are filled column by column with ``map``, so building a page
+        runs no Python frame per hit.
+        """
+        hits = list(map(object.__new__, itertools.repeat(cls, len(decision_ids))))
+        for name, values in (
+            ("decision_id", decision_ids),
+            ("score", scores),
+            ("title", titles),
+            ("superseded", superseded),
+            ("demotion", demotions),
+            ("_build", itertools.repeat(explain)),
+        ):
+            collections.deque(map(_SLOTS[name].__set__, hits, values), maxlen=0)
+        return tuple(hits)
 
     def contribution(self, signal: str) -> SignalContribution | None:
         """The explanation entry of ``signal``, if it was active."""
@@ -318,8 +380,19 @@ class Hit:
         return None
 
 
+_SLOTS: Final = {
+    name: getattr(cls, name)
+    for cls, names in (
+        (Hit, ("decision_id", "score", "title", "superseded", "demotion")),
+        (_Deferred, ("_build",)),
+    )
+    for name in names
+}
+"""The slot descriptors :meth:`Hit._deferred` fills (they bypass the frozen ``__setattr__``)."""
+
+
 @attrs.frozen
-class SearchResult:
+class SearchResult(_Deferred):
     """A page of ranked, explained hits.
 
     Attributes:
@@ -328,8 +401,11 @@ class SearchResult:
         hits: The page, best first (score descending, then decision id).
         total: How many decisions passed the filters.
         next_cursor: Pass as ``cursor`` for the next page; ``None`` on the last page.
+            A search signs it when it is first read.
         scorer: Who scored: ``heuristic``, its version, ``model_inference: false``.
     """
+
+    _DEFERRED = "next_cursor"
 
     project_id: str
     as_of_sequence: int
@@ -337,6 +413,27 @@ class SearchResult:
     total: int
     next_cursor: str | None
     scorer: ScorerInfo
+
+    @classmethod
+    def _deferred(  # noqa: PLR0917 - internal, positional for speed
+        cls,
+        project_id: str,
+        as_of_sequence: int,
+        hits: tuple[Hit, ...],
+        total: int,
+        cursor: Callable[[SearchResult], str],
+        scorer: ScorerInfo,
+    ) -> SearchResult:
+        """A page with a next page, whose cursor ``cursor(result)`` signs on first read."""
+        result = object.__new__(cls)
+        set_ = object.__setattr__
+        set_(result, "project_id", project_id)
+        set_(result, "as_of_sequence", as_of_sequence)
+        set_(result, "hits", hits)
+        set_(result, "total", total)
+        set_(result, "scorer", scorer)
+        set_(result, "_build", cursor)
+        return result
 
     def __len__(self) -> int:
         return len(self.hits)

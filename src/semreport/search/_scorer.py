@@ -54,6 +54,7 @@ from semreport.search._index import (
     KeyedSets,
 )
 from semreport.search._models import (
+    NO_FILTERS,
     SIGNAL_NAMES,
     AttributeSummary,
     Criteria,
@@ -199,18 +200,31 @@ class _TextSignal(_Signal):
 
     __slots__ = ("bound",)
 
-    def __init__(self, name: str, raw: F64, bound: float) -> None:
-        def compute(rows: I64 | None) -> tuple[F64, F64]:
-            part = raw if rows is None else raw[rows]
-            return (part / bound if bound > 0 else part), part
-
-        super().__init__(name, None, raw, lazy=compute, lead=True)
+    def __init__(self, name: str, raw: F64, bound: float, weight: float = 0.0) -> None:
+        super().__init__(name, None, raw, weight, lead=True)
         self.bound = bound
 
+    def _materialise(self) -> tuple[F64, F64]:
+        if self._normalised is None:
+            self._normalised = self.at_raw(self._raw_values)
+        return self._normalised, self._raw_values
+
+    @property
+    def _raw_values(self) -> F64:
+        assert self._raw is not None
+        return self._raw
+
+    def at_raw(self, raw: F64) -> F64:
+        """Normalise raw BM25 values by the bound."""
+        normalised: F64 = raw / self.bound if self.bound > 0 else raw
+        return normalised
+
+    def at(self, rows: I64) -> tuple[F64, F64]:
+        part = self._raw_values[rows]
+        return self.at_raw(part), part
+
     def weighted(self, weight: float) -> _Signal:
-        found = _TextSignal(self.name, self.raw, self.bound)
-        found.weight = weight
-        return found
+        return _TextSignal(self.name, self._raw_values, self.bound, weight)
 
 
 def _text_signal(snap: IndexSnapshot, name: str, terms: dict[int, float]) -> _Signal:
@@ -388,15 +402,17 @@ class HeuristicScorer:
     # -- find -----------------------------------------------------------------------------
 
     def _find(self, memory: DecisionMemory, project_id: str, criteria: Criteria) -> SearchResult:
-        print_ = _fingerprint(project_id, "find", criteria)
+        print_ = functools.partial(_fingerprint, project_id, "find", criteria)
         state, snap = self._open(memory, project_id, criteria.cursor, print_)
         weights = _weights(FIND_WEIGHTS, criteria.weights)
         signals: list[_Signal] = []
         surface: dict[int, str] = {}
         if criteria.text.strip() and weights["text"] > 0:
             tids, surface = snap.vocab.query_terms(criteria.text)
-            query = Counter(tids)
-            signals.append(_text_signal(snap, "text", {t: float(c) for t, c in query.items()}))
+            query: dict[int, float] = {}
+            for tid in tids:
+                query[tid] = query.get(tid, 0.0) + 1.0
+            signals.append(_text_signal(snap, "text", query))
         if len(criteria.prefer) and weights["facets"] > 0:
             keys = [snap.vocab.keys.get(k, -1) for k in criteria.prefer.key_names()]
             signals.append(_coverage_signal(snap, [k for k in keys if k >= 0]))
@@ -423,7 +439,7 @@ class HeuristicScorer:
     # -- similar --------------------------------------------------------------------------
 
     def _similar(self, memory: DecisionMemory, project_id: str, exemplar: Exemplar) -> SearchResult:
-        print_ = _fingerprint(project_id, "similar", exemplar)
+        print_ = functools.partial(_fingerprint, project_id, "similar", exemplar)
         state, snap = self._open(memory, project_id, exemplar.cursor, print_)
         weights = _weights(SIMILAR_WEIGHTS, exemplar.weights)
         row = -1
@@ -489,11 +505,15 @@ class HeuristicScorer:
     # -- shared ranking -------------------------------------------------------------------
 
     def _open(
-        self, memory: DecisionMemory, project_id: str, cursor: str | None, print_: str
+        self,
+        memory: DecisionMemory,
+        project_id: str,
+        cursor: str | None,
+        print_: Callable[[], str],
     ) -> tuple[CursorState | None, IndexSnapshot]:
         if cursor is None:
             return None, self.index(memory, project_id)
-        state = decode_cursor(self._key, cursor, print_)
+        state = decode_cursor(self._key, cursor, print_())
         self.index(memory, project_id)
         return state, self._snapshot_at(project_id, state.sequence)
 
@@ -506,7 +526,7 @@ class HeuristicScorer:
         policy: SupersededPolicy,
         limit: int,
         state: CursorState | None,
-        print_: str,
+        print_: Callable[[], str],
         context: _Context,
         exclude: int = -1,
     ) -> SearchResult:
@@ -584,25 +604,21 @@ class HeuristicScorer:
         total: int,
         active: list[_Signal],
         demote: bool,
-        print_: str,
+        print_: Callable[[], str],
         context: _Context,
     ) -> SearchResult:
         hits = self._hits(snap, rows, scores, active, demote, context)
-        next_cursor = None
-        if more and hits:
-            last_hit = hits[-1]
-            next_cursor = encode_cursor(
-                self._key,
-                print_,
-                CursorState(snap.sequence, last_hit.score, last_hit.decision_id),
-            )
-        return SearchResult(
-            project_id=snap.project_id,
-            as_of_sequence=snap.sequence,
-            hits=hits,
-            total=total,
-            next_cursor=next_cursor,
-            scorer=_INFO,
+        if not (more and hits):
+            return SearchResult(snap.project_id, snap.sequence, hits, total, None, _INFO)
+        last = hits[-1]
+        state = CursorState(snap.sequence, last.score, last.decision_id)
+        return SearchResult._deferred(
+            snap.project_id,
+            snap.sequence,
+            hits,
+            total,
+            functools.partial(_sign_cursor, self._key, print_, state),
+            _INFO,
         )
 
     @staticmethod
@@ -614,40 +630,79 @@ class HeuristicScorer:
         demote: bool,
         context: _Context,
     ) -> tuple[Hit, ...]:
-        """Explain the page: one gather per signal, then plain Python per hit."""
-        context.prepare(rows)
-        row_list: list[int] = rows.tolist()
+        """The page's hits; each explanation is built when it is first read."""
         superseded: list[bool] = snap.superseded[rows].tolist()
-        columns = []
-        for signal in active:
-            normalised, raw = signal.at(rows)
-            columns.append((signal.name, signal.weight, normalised.tolist(), raw.tolist()))
-        evidence = context.evidence
         ids = snap.ids
         decisions = snap.decisions
-        hits = []
-        for i, row in enumerate(row_list):
-            factor = DEMOTION if demote and superseded[i] else 1.0
-            entries = tuple(
-                [
-                    SignalContribution(
-                        name,
-                        raw[i],
-                        normalised[i],
-                        weight,
-                        weight * normalised[i] * factor,
-                        evidence(name, row),
-                    )
-                    for name, weight, normalised, raw in columns
-                ]
-            )
-            hits.append(
-                Hit(ids[row], scores[i], decisions[row].title, superseded[i], factor, entries)
-            )
-        return tuple(hits)
+        row_list: list[int] = rows.tolist()
+        return Hit._deferred(
+            [ids[row] for row in row_list],
+            scores,
+            [decisions[row].title for row in row_list],
+            superseded,
+            [DEMOTION if demote and flag else 1.0 for flag in superseded],
+            _Page(row_list, rows, active, context).explain,
+        )
+
+
+_PREPARE: Final = threading.Lock()
+"""Guards the one-time matched-term lookup of a page (brief, and rare)."""
+
+
+class _Page:
+    """Builds the explanations of one page of hits, on demand.
+
+    The signals' values for the page rows are gathered at once (cheap, and it
+    keeps no dense array alive); the matched terms of every row are found at
+    once when the first explanation is read.
+    """
+
+    __slots__ = ("_columns", "_context", "_prepared", "_rows")
+
+    def __init__(
+        self, row_list: list[int], rows: I64, active: list[_Signal], context: _Context
+    ) -> None:
+        self._rows = row_list
+        self._context = context
+        self._prepared: I64 | None = rows
+        self._columns: list[tuple[str, float, F64, F64]] = []
+        for signal in active:
+            normalised, raw = signal.at(rows)
+            self._columns.append((signal.name, signal.weight, normalised, raw))
+
+    def explain(self, hit: Hit) -> tuple[SignalContribution, ...]:
+        """The explanation of one of the page's hits."""
+        with _PREPARE:
+            if self._prepared is not None:
+                self._context.prepare(self._prepared)
+                self._prepared = None
+        row = self._context.snap.row_of[hit.decision_id]
+        i = self._rows.index(row)
+        factor = hit.demotion
+        evidence = self._context.evidence
+        return tuple(
+            [
+                SignalContribution(
+                    name,
+                    float(raw[i]),
+                    float(normalised[i]),
+                    weight,
+                    weight * float(normalised[i]) * factor,
+                    evidence(name, row),
+                )
+                for name, weight, normalised, raw in self._columns
+            ]
+        )
 
 
 # -- helpers ------------------------------------------------------------------------------
+
+
+def _sign_cursor(
+    key: bytes, print_: Callable[[], str], state: CursorState, _result: SearchResult
+) -> str:
+    """The cursor of the page after ``state`` (signed when a caller first reads it)."""
+    return encode_cursor(key, print_(), state)
 
 
 def _fingerprint(project_id: str, kind: str, query: Criteria | Exemplar) -> str:
@@ -683,9 +738,12 @@ _PLAIN_FIND: Final = _plain_find_template()
 
 
 def _weights(defaults: Mapping[str, float], given: Mapping[str, float]) -> dict[str, float]:
-    merged = dict(_PLAIN_DEFAULTS[id(defaults)])
-    if given:
-        merged.update({k: float(v) for k, v in given.items()})
+    """The request's weights (the shared defaults, read only, when it gives none)."""
+    plain = _PLAIN_DEFAULTS[id(defaults)]
+    if not given:
+        return plain
+    merged = dict(plain)
+    merged.update({k: float(v) for k, v in given.items()})
     return merged
 
 
@@ -740,43 +798,49 @@ def _pruned(  # noqa: PLR0917 - internal
 ) -> tuple[I64, list[float], int] | None:
     """The ``k`` best rows and their scores, scoring only the rows that can make the page.
 
-    The lead signals (text, terms, the exemplar's graph) are dense already; every
+    The lead signals (text, terms, the exemplar's facets and graph) are dense; every
     other signal's normalised value is at most 1, so a row's score is at most
     ``lead(row) + slack`` with ``slack`` the other signals' weights (demotion only
     lowers it). The best rows by lead alone are scored exactly; the ``k``-th of
     those exact scores bounds the ``k``-th best score from below, and only rows
-    whose upper bound reaches it are scored. Returns ``None`` (score every row)
-    when the bound prunes nothing.
+    whose upper bound reaches it are scored. When the slack is too wide for that
+    to prune, the other signals join the leads one at a time (computed densely,
+    which the fallback would do anyway), shrinking the slack. Returns ``None``
+    (score every row) when no bound prunes enough.
     """
     leads = [s for s in active if s.lead]
     rest = [s for s in active if not s.lead]
     if not leads or not rest:
         return None
-    slack = math.fsum(s.weight for s in rest)
-    if len(leads) == 1:
-        partial = leads[0].normalised
-        scale = leads[0].weight
-    else:
-        partial = np.zeros(snap.n)
-        for signal in leads:
-            partial += signal.weight * signal.normalised
-        scale = 1.0
     rank = snap.id_rank
-    # More seeds than k: the k-th best exact score among them is a tighter floor.
-    seeds = _top(partial, mask, rank, 4 * k + 16)
-    if exclude >= 0:
-        seeds = seeds[seeds != exclude]
-    if len(seeds) < k:
-        return None
-    seed_scores = _exact(snap, active, demote, seeds)
-    floor = float(np.partition(seed_scores, len(seed_scores) - k)[len(seed_scores) - k])
-    if floor - slack <= 0:
-        return None
-    # A margin keeps every row whose bound reaches the floor despite rounding.
-    threshold = (floor - slack) / scale * (1.0 - 1e-9)
-    candidates = np.flatnonzero(partial >= threshold)
-    if len(candidates) > snap.n // 4:
-        return None  # the bound prunes too little: scoring every row is cheaper
+    floor = 0.0
+    partial: F64 | None = None
+    while True:
+        slack = math.fsum(s.weight for s in rest)
+        if partial is None:
+            partial = np.zeros(snap.n)
+            for signal in leads:
+                partial += signal.weight * signal.normalised
+        # More seeds than k: the k-th best exact score among them is a tighter floor.
+        seeds = _top(partial, mask, rank, 4 * k + 16)
+        if exclude >= 0:
+            seeds = seeds[seeds != exclude]
+        if len(seeds) < k:
+            return None
+        seed_scores = _exact(snap, active, demote, seeds)
+        # Any earlier floor stays a valid lower bound of the k-th best score.
+        floor = max(floor, float(np.partition(seed_scores, len(seeds) - k)[len(seeds) - k]))
+        if floor - slack > 0:
+            # A margin keeps every row whose bound reaches the floor despite rounding.
+            reach = partial >= (floor - slack) * (1.0 - 1e-9)
+            if np.count_nonzero(reach) <= snap.n // 4:  # counting is cheaper than listing
+                candidates = np.flatnonzero(reach)
+                break
+        if not rest:
+            return None  # the bound prunes too little: scoring every row is cheaper
+        promoted = rest.pop(0)
+        leads.append(promoted)
+        partial += promoted.weight * promoted.normalised
     if mask is not None:
         candidates = candidates[mask[candidates]]
     if exclude >= 0:
@@ -792,27 +856,38 @@ def _text_only(
     """The ``k`` best rows for text alone, dividing by the bound only for the candidates.
 
     ``raw * demotion`` orders rows as the score does (the bound is one positive
-    constant), up to rounding, which a margin on the floor covers.
+    constant), up to rounding, which a margin on the floor covers. The floor
+    comes from a sample of ``raw * demotion``; since demotion never raises a
+    score, every row that can reach it has ``raw`` at least the floor, so the
+    candidates are taken from ``raw`` without demoting the whole project.
     """
     if signal.weight != 1.0 or signal.bound <= 0:
         return None
-    key = signal.raw * snap.demotion if demote else signal.raw
-    floor = _sampled_floor(key, mask, k) * (1.0 - 1e-9)
+    raw = signal.raw
+    floor = _sampled_floor(raw, mask, k, snap.demotion if demote else None) * (1.0 - 1e-9)
     if floor <= 0:
         return None
-    candidates = np.flatnonzero(key >= floor)
+    candidates = np.flatnonzero(raw >= floor)
     if mask is not None:
         candidates = candidates[mask[candidates]]
     if len(candidates) < k:
         return None
-    rows, page_scores = _best_of(snap, candidates, _exact(snap, [signal], demote, candidates), k)
+    # The arithmetic of _exact for one signal of weight 1: (raw / bound) * demotion.
+    scores = raw[candidates] / signal.bound
+    if demote:
+        scores *= snap.demotion[candidates]
+    rows, page_scores = _best_of(snap, candidates, scores, k)
     total = snap.n if mask is None else int(np.count_nonzero(mask))
     return rows, page_scores, total
 
 
 def _best_of(snap: IndexSnapshot, candidates: I64, scores: F64, k: int) -> tuple[I64, list[float]]:
     """The ``k`` best of scored candidate rows, in order, with their scores."""
-    local = _best(scores, np.arange(len(candidates)), snap.id_rank[candidates], k)
+    ranks = snap.id_rank[candidates]
+    if len(scores) <= _SORT_UP_TO:  # as in _best, without indexing through an identity
+        local: I64 = np.lexsort((ranks, -scores))[:k]
+    else:
+        local = _best(scores, np.arange(len(candidates)), ranks, k)
     chosen: list[float] = scores[local].tolist()
     return candidates[local].astype(np.int64), chosen
 
@@ -832,10 +907,12 @@ _SORT_UP_TO: Final = 512
 """About how many rows :func:`_sampled_floor` looks at."""
 
 
-def _sampled_floor(score: F64, mask: Bool | None, k: int) -> float:
-    """The ``k``-th largest score among evenly spaced rows (kept by ``mask``), else 0."""
+def _sampled_floor(score: F64, mask: Bool | None, k: int, factor: F64 | None = None) -> float:
+    """The ``k``-th largest ``score * factor`` among evenly spaced rows kept by ``mask``, or 0."""
     stride = len(score) // _SAMPLE
     sample = score[::stride]
+    if factor is not None:
+        sample = sample * factor[::stride]
     if mask is not None:
         sample = sample[mask[::stride]]
     m = len(sample)
@@ -869,6 +946,8 @@ def _best(score: F64, idx: I64, rank: I64, k: int) -> I64:
 def _filter_mask(  # noqa: PLR0912 - one branch per filter
     snap: IndexSnapshot, filters: Filters, policy: SupersededPolicy
 ) -> Bool | None:
+    if filters is NO_FILTERS and policy is not SupersededPolicy.EXCLUDE:
+        return None  # the shared empty filters: nothing to mask
     n = snap.n
     mask: Bool | None = None
 
@@ -1007,10 +1086,11 @@ def _shared_weight(snap: IndexSnapshot, sets: KeyedSets, keys: list[int]) -> tup
     if not parts:
         return np.zeros(snap.n), weights
     lengths = np.array([len(p) for p in parts])
+    # Weights are multiples of 2**-20, so the sums are exact in any order.
     shared = np.bincount(
         np.concatenate(parts), weights=np.repeat(weights[known], lengths), minlength=snap.n
     )
-    return shared.astype(np.float64), weights
+    return shared.astype(np.float64, copy=False), weights
 
 
 def _coverage_signal(snap: IndexSnapshot, keys: list[int]) -> _Signal:
@@ -1039,15 +1119,19 @@ def _jaccard_signal(
             # Weights are multiples of 2**-20, so these sums are exact in any order.
             if rows is None:
                 held = _shared_weight(snap, sets, keys)[0]
-                union = own + key_totals - held
+                union = key_totals - held
             else:
                 held = _row_sums(sets, table, rows)
-                union = own + key_totals[rows] - held
+                union = key_totals[rows] - held
+            union += own
             np.maximum(union, held, out=union)
             np.maximum(union, 1e-300, out=union)
-            return np.minimum(held / union, 1.0), held
+            np.divide(held, union, out=union)
+            return np.minimum(union, 1.0, out=union), held
 
-        return _Signal(name, None, None, lazy=compute)
+        # A lead: computing it over every row costs little (it is dense anyway) and
+        # leaves only the attributes' weight as slack when pruning.
+        return _Signal(name, None, None, lazy=compute, lead=True)
     shared = _shared_weight(snap, sets, keys)[0]
     if nodes is not None:
         node_weights, node_totals = snap.node_stats
@@ -1058,7 +1142,7 @@ def _jaccard_signal(
             member_weights = np.concatenate(
                 [np.repeat(node_weights[nodes], [len(p) for p in parts]), node_weights[nodes]]
             )
-            shared = shared + np.bincount(members, weights=member_weights, minlength=snap.n)
+            np.add.at(shared, members, member_weights)  # exact: quantised weights
             own += float(node_weights[nodes].sum())
         cached: F64 | None = snap.__dict__.get("_graph_totals")
         if cached is None:
