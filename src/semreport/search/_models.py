@@ -293,31 +293,35 @@ class SignalContribution:
 
 
 class _Deferred:
-    """Lets a result build one costly field when it is first read.
+    """Lets a result build some of its fields when they are first read.
 
     A search ranks a page, but many callers read only the ids and scores, and
     few ask for the next page. A result made by a ``_deferred`` constructor
-    leaves the slot named by ``_DEFERRED`` empty and holds a function that
-    builds its value from the result; the first read of the slot (directly, or through ``==``,
-    ``hash``, ``repr``, pickling or the wire form) fills it. The value is the
-    same whenever it is built: the function reads only immutable state (the
-    index snapshot the search used, the query and the scorer's key).
+    leaves the slots named in ``_DEFERRED`` empty and holds a function that,
+    given the result and the name read, returns values for that field (and
+    possibly others). The first read of an empty slot (directly, or through
+    ``==``, ``hash``, ``repr``, pickling or the wire form) fills them. The
+    values are the same whenever they are built: the function reads only
+    immutable state (the index snapshot the search used, the query and the
+    scorer's key). Once every deferred field is filled, the function is let go.
     """
 
     __slots__ = ("_build",)
-    _DEFERRED = ""
+    _DEFERRED: tuple[str, ...] = ()
 
     if not TYPE_CHECKING:  # keep attribute typos visible to type checkers
 
         def __getattr__(self, name: str) -> Any:
-            # Reached only when normal lookup fails: here, the empty slot.
-            if name != self._DEFERRED:
+            # Reached only when normal lookup fails: here, an empty slot.
+            if name not in self._DEFERRED:
                 raise AttributeError(name)
-            build: Callable[[Any], Any] = object.__getattribute__(self, "_build")
-            value = build(self)
-            object.__setattr__(self, name, value)
-            object.__setattr__(self, "_build", None)  # let go of what it read
-            return value
+            build: Callable[[Any, str], dict[str, Any]] = object.__getattribute__(self, "_build")
+            values = build(self, name)
+            for field, value in values.items():
+                object.__setattr__(self, field, value)
+            if len(values) == len(self._DEFERRED):
+                object.__setattr__(self, "_build", None)  # let go of what it read
+            return values[name]
 
 
 @attrs.frozen
@@ -330,13 +334,15 @@ class Hit(_Deferred):
         title: The decision's title, for display.
         superseded: Whether another decision supersedes it.
         demotion: The factor applied for being superseded (1.0 when not demoted).
-        explanation: One entry per active signal. A search builds it when it is
-            first read, from the index snapshot it ranked with, so callers that
-            only need ids and scores do not pay for it; until then the hit keeps
-            that snapshot alive.
+        explanation: One entry per active signal.
+
+    A search fills ``title``, ``superseded``, ``demotion`` and ``explanation``
+    when one of them is first read, from the index snapshot it ranked with, so
+    callers that only need ids and scores do not pay for them; until the
+    explanation is read, the hit keeps that snapshot alive.
     """
 
-    _DEFERRED = "explanation"
+    _DEFERRED = ("title", "superseded", "demotion", "explanation")
 
     decision_id: str
     score: float
@@ -346,28 +352,24 @@ class Hit(_Deferred):
     explanation: tuple[SignalContribution, ...]
 
     @classmethod
-    def _deferred(  # noqa: PLR0917 - internal, positional for speed
+    def _deferred(
         cls,
         decision_ids: list[str],
         scores: list[float],
-        titles: list[str],
-        superseded: list[bool],
-        demotions: list[float],
-        explain: Callable[[Hit], tuple[SignalContribution, ...]],
+        build: Callable[[Hit, str], dict[str, Any]],
     ) -> tuple[Hit, ...]:
-        """A page of hits whose explanations ``explain(hit)`` builds on first read (for scorers).
+        """A page of hits whose other fields ``build(hit, name)`` fills on first read.
 
-        The slots are filled column by column with ``map``, so building a page
-        runs no Python frame per hit.
+        ``build`` returns the value of the field read and may return others; when
+        it returns every deferred field, the hit lets go of it. The slots are
+        filled column by column with ``map``, so building a page runs no Python
+        frame per hit.
         """
         hits = list(map(object.__new__, itertools.repeat(cls, len(decision_ids))))
         for name, values in (
             ("decision_id", decision_ids),
             ("score", scores),
-            ("title", titles),
-            ("superseded", superseded),
-            ("demotion", demotions),
-            ("_build", itertools.repeat(explain)),
+            ("_build", itertools.repeat(build)),
         ):
             collections.deque(map(_SLOTS[name].__set__, hits, values), maxlen=0)
         return tuple(hits)
@@ -383,7 +385,7 @@ class Hit(_Deferred):
 _SLOTS: Final = {
     name: getattr(cls, name)
     for cls, names in (
-        (Hit, ("decision_id", "score", "title", "superseded", "demotion")),
+        (Hit, ("decision_id", "score")),
         (_Deferred, ("_build",)),
     )
     for name in names
@@ -405,7 +407,7 @@ class SearchResult(_Deferred):
         scorer: Who scored: ``heuristic``, its version, ``model_inference: false``.
     """
 
-    _DEFERRED = "next_cursor"
+    _DEFERRED = ("next_cursor",)
 
     project_id: str
     as_of_sequence: int
@@ -421,10 +423,10 @@ class SearchResult(_Deferred):
         as_of_sequence: int,
         hits: tuple[Hit, ...],
         total: int,
-        cursor: Callable[[SearchResult], str],
+        cursor: Callable[[SearchResult, str], dict[str, Any]],
         scorer: ScorerInfo,
     ) -> SearchResult:
-        """A page with a next page, whose cursor ``cursor(result)`` signs on first read."""
+        """A page with a next page, whose cursor ``cursor(result, name)`` signs on first read."""
         result = object.__new__(cls)
         set_ = object.__setattr__
         set_(result, "project_id", project_id)

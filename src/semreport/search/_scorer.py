@@ -630,18 +630,13 @@ class HeuristicScorer:
         demote: bool,
         context: _Context,
     ) -> tuple[Hit, ...]:
-        """The page's hits; each explanation is built when it is first read."""
-        superseded: list[bool] = snap.superseded[rows].tolist()
-        ids = snap.ids
-        decisions = snap.decisions
+        """The page's hits; their other fields are built when first read."""
         row_list: list[int] = rows.tolist()
+        ids = snap.ids
         return Hit._deferred(
             [ids[row] for row in row_list],
             scores,
-            [decisions[row].title for row in row_list],
-            superseded,
-            [DEMOTION if demote and flag else 1.0 for flag in superseded],
-            _Page(row_list, rows, active, context).explain,
+            _Page(row_list, rows, active, demote, context).build,
         )
 
 
@@ -650,35 +645,48 @@ _PREPARE: Final = threading.Lock()
 
 
 class _Page:
-    """Builds the explanations of one page of hits, on demand.
+    """Builds the deferred fields of one page of hits, on demand.
 
     The signals' values for the page rows are gathered at once (cheap, and it
     keeps no dense array alive); the matched terms of every row are found at
     once when the first explanation is read.
     """
 
-    __slots__ = ("_columns", "_context", "_prepared", "_rows")
+    __slots__ = ("_columns", "_context", "_demote", "_prepared", "_rows")
 
     def __init__(
-        self, row_list: list[int], rows: I64, active: list[_Signal], context: _Context
+        self, row_list: list[int], rows: I64, active: list[_Signal], demote: bool, context: _Context
     ) -> None:
         self._rows = row_list
         self._context = context
+        self._demote = demote
         self._prepared: I64 | None = rows
         self._columns: list[tuple[str, float, F64, F64]] = []
         for signal in active:
             normalised, raw = signal.at(rows)
             self._columns.append((signal.name, signal.weight, normalised, raw))
 
-    def explain(self, hit: Hit) -> tuple[SignalContribution, ...]:
-        """The explanation of one of the page's hits."""
+    def build(self, hit: Hit, name: str) -> dict[str, Any]:
+        """The deferred fields of one of the page's hits (all of them for ``explanation``)."""
+        snap = self._context.snap
+        row = snap.row_of[hit.decision_id]
+        superseded = bool(snap.superseded[row])
+        factor = DEMOTION if self._demote and superseded else 1.0
+        fields: dict[str, Any] = {
+            "title": snap.decisions[row].title,
+            "superseded": superseded,
+            "demotion": factor,
+        }
+        if name == "explanation":
+            fields["explanation"] = self._explain(row, factor)
+        return fields
+
+    def _explain(self, row: int, factor: float) -> tuple[SignalContribution, ...]:
         with _PREPARE:
             if self._prepared is not None:
                 self._context.prepare(self._prepared)
                 self._prepared = None
-        row = self._context.snap.row_of[hit.decision_id]
         i = self._rows.index(row)
-        factor = hit.demotion
         evidence = self._context.evidence
         return tuple(
             [
@@ -699,10 +707,10 @@ class _Page:
 
 
 def _sign_cursor(
-    key: bytes, print_: Callable[[], str], state: CursorState, _result: SearchResult
-) -> str:
+    key: bytes, print_: Callable[[], str], state: CursorState, _result: SearchResult, _name: str
+) -> dict[str, Any]:
     """The cursor of the page after ``state`` (signed when a caller first reads it)."""
-    return encode_cursor(key, print_(), state)
+    return {"next_cursor": encode_cursor(key, print_(), state)}
 
 
 def _fingerprint(project_id: str, kind: str, query: Criteria | Exemplar) -> str:
