@@ -365,6 +365,18 @@ class TestDeferred:
         with pytest.raises(AttributeError):
             hit.no_such_field  # type: ignore[attr-defined]  # noqa: B018
 
+    def test_cheap_fields_first_then_the_explanation(self, sr: semreport.SemReport) -> None:
+        hit = sr.find("p-1", {"text": "timber floor"}).hits[1]
+        assert (hit.decision_id, hit.title, hit.superseded, hit.demotion) == (
+            "d-1",
+            "Fire rated timber floor",
+            True,
+            0.5,
+        )
+        assert hit._build is not None  # the explanation is still to be built
+        assert hit.explanation[0].contribution == pytest.approx(hit.score)
+        assert hit._build is None  # everything is filled: the snapshot is let go
+
     def test_deferred_equals_eager(self, sr: semreport.SemReport) -> None:
         deferred = self._page(sr)
         eager = SearchResult(
