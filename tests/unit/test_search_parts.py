@@ -6,12 +6,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import semreport
 from semreport import InvalidRequest
 from semreport.search import _scorer
 from semreport.search._cursor import CursorState, decode_cursor, encode_cursor
-from semreport.search._index import Vocabulary, _stable_order, _words
+from semreport.search._index import Vocabulary, _counted, _stable_order, _words
 from semreport.search._scorer import _top
 from semreport.search._text import _WORD, Tokenizer
 from semreport.testing import synthetic_decisions, synthetic_queries
@@ -111,6 +113,18 @@ class TestPromotion:
         assert rows.tolist() == expected.tolist()
         assert scores == dense[expected].tolist()
         assert total == snap.n
+
+
+class TestCounted:
+    """Counting distinct values by one sort gives what ``np.unique`` gives."""
+
+    @given(st.lists(st.integers(-(2**62), 2**62), max_size=300), st.integers(1, 40))
+    def test_equals_unique(self, values: list[int], spread: int) -> None:
+        array = np.array([v % spread if spread < 40 else v for v in values], dtype=np.int64)
+        got_values, got_counts = _counted(array)
+        want_values, want_counts = np.unique(array, return_counts=True)
+        assert got_values.tolist() == want_values.tolist()
+        assert got_counts.tolist() == want_counts.tolist()
 
 
 class TestStableOrder:

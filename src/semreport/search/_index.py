@@ -542,7 +542,7 @@ class IndexSnapshot:
         src = np.concatenate([self.edge_src[ok], self.edge_dst[ok]])
         dst = np.concatenate([self.edge_dst[ok], self.edge_src[ok]])
         if len(src):
-            pairs = np.unique(src.astype(np.int64) * max(self.n, 1) + dst)
+            pairs = _counted(src.astype(np.int64) * max(self.n, 1) + dst)[0]
             src = (pairs // max(self.n, 1)).astype(np.int32)
             dst = (pairs % max(self.n, 1)).astype(np.int32)
         counts = np.bincount(src, minlength=self.n)
@@ -692,17 +692,15 @@ def _tokenised_segment(
     """Postings and lengths of a batch, counted in bulk (title words count twice).
 
     Every word of the batch goes through one dictionary lookup; the (term, row)
-    pairs are counted by one ``np.unique``, whose sorted output is the segment's
-    term-major order with rows ascending.
+    pairs are counted after one sort, whose order is the segment's term-major
+    order with rows ascending.
     """
     count = len(titles)
     title_ids, title_rows = _words(vocab, titles)
     body_ids, body_rows = _words(vocab, bodies)
     title_keys = title_ids * count + title_rows
     body_keys = body_ids * count + body_rows
-    keys, tfs = np.unique(
-        np.concatenate([*(title_keys,) * TITLE_WEIGHT, body_keys]), return_counts=True
-    )
+    keys, tfs = _counted(np.concatenate([*(title_keys,) * TITLE_WEIGHT, body_keys]))
     vocab_size = len(vocab.terms)
     terms = (keys // max(count, 1)).astype(np.int32)
     docs = (keys % max(count, 1) + start).astype(np.int32)
@@ -712,6 +710,20 @@ def _tokenised_segment(
     indptr = np.zeros(vocab_size + 1, dtype=np.int64)
     np.cumsum(np.bincount(terms, minlength=vocab_size), out=indptr[1:])
     return _Segment(start, start + count, indptr, docs, tfs.astype(np.float64)), lengths
+
+
+def _counted(values: I64) -> tuple[I64, I64]:
+    """The distinct values in ascending order, and how often each occurs.
+
+    What ``np.unique(values, return_counts=True)`` gives, by one sort: numpy's
+    hash-based ``unique`` is many times slower on large integer arrays.
+    """
+    ordered = np.sort(values)
+    if not len(ordered):
+        return ordered, np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
+    counts = np.diff(np.append(starts, len(ordered)))
+    return ordered[starts], counts
 
 
 def _quantise(values: F64) -> F64:
