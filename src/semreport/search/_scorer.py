@@ -198,33 +198,28 @@ class _Signal:
 class _TextSignal(_Signal):
     """BM25 scores and their bound; ``raw / bound`` is computed only for the rows that need it."""
 
-    __slots__ = ("bound",)
+    __slots__ = ("bound", "values")
 
     def __init__(self, name: str, raw: F64, bound: float, weight: float = 0.0) -> None:
         super().__init__(name, None, raw, weight, lead=True)
         self.bound = bound
+        self.values = raw
 
-    def _materialise(self) -> tuple[F64, F64]:
-        if self._normalised is None:
-            self._normalised = self.at_raw(self._raw_values)
-        return self._normalised, self._raw_values
-
-    @property
-    def _raw_values(self) -> F64:
-        assert self._raw is not None
-        return self._raw
-
-    def at_raw(self, raw: F64) -> F64:
-        """Normalise raw BM25 values by the bound."""
+    def _normalise(self, raw: F64) -> F64:
         normalised: F64 = raw / self.bound if self.bound > 0 else raw
         return normalised
 
+    def _materialise(self) -> tuple[F64, F64]:
+        if self._normalised is None:
+            self._normalised = self._normalise(self.values)
+        return self._normalised, self.values
+
     def at(self, rows: I64) -> tuple[F64, F64]:
-        part = self._raw_values[rows]
-        return self.at_raw(part), part
+        part = self.values[rows]
+        return self._normalise(part), part
 
     def weighted(self, weight: float) -> _Signal:
-        return _TextSignal(self.name, self._raw_values, self.bound, weight)
+        return _TextSignal(self.name, self.values, self.bound, weight)
 
 
 def _text_signal(snap: IndexSnapshot, name: str, terms: dict[int, float]) -> _Signal:
