@@ -1064,21 +1064,6 @@ def _attribute_signal(snap: IndexSnapshot, targets: dict[str, float]) -> _Signal
     return _Signal("attributes", None, None, lazy=compute)
 
 
-def _row_sums(sets: KeyedSets, table: F64, rows: I64) -> F64:
-    """Per row of ``rows``, the sum of ``table`` over the keys the row holds."""
-    starts = sets.indptr[rows]
-    lengths = sets.indptr[rows + 1] - starts
-    count = int(lengths.sum())
-    if not count:
-        return np.zeros(len(rows))
-    # The positions of every held key, row after row (a CSR gather without a loop).
-    shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
-    positions = shift + np.arange(count)
-    owners = np.repeat(np.arange(len(rows)), lengths)
-    sums = np.bincount(owners, weights=table[sets.keys[positions]], minlength=len(rows))
-    return np.asarray(sums, dtype=np.float64)
-
-
 def _shared_weight(snap: IndexSnapshot, sets: KeyedSets, keys: list[int]) -> tuple[F64, F64]:
     """Per decision, the summed weight of ``keys`` it holds; and the key weights."""
     size = len(snap.vocab.key_names)
@@ -1112,29 +1097,17 @@ def _jaccard_signal(
         np.round(math.log1p(snap.n) * 2**20) / 2**20
     )
     totals = snap.key_totals(sets)
-    if name == "facets":  # dense: most decisions share a domain, an agent or a status
-        key_totals = totals
-        table = np.zeros(len(weights))
-        known = [k for k in keys if k < len(weights)]
-        table[known] = weights[known]
-
-        def compute(rows: I64 | None) -> tuple[F64, F64]:
-            # Weights are multiples of 2**-20, so these sums are exact in any order.
-            if rows is None:
-                held = _shared_weight(snap, sets, keys)[0]
-                union = key_totals - held
-            else:
-                held = _row_sums(sets, table, rows)
-                union = key_totals[rows] - held
-            union += own
-            np.maximum(union, held, out=union)
-            np.maximum(union, 1e-300, out=union)
-            np.divide(held, union, out=union)
-            return np.minimum(union, 1.0, out=union), held
-
-        # A lead: computing it over every row costs little (it is dense anyway) and
-        # leaves only the attributes' weight as slack when pruning.
-        return _Signal(name, None, None, lazy=compute, lead=True)
+    if name == "facets":
+        # Dense (most decisions share a domain, an agent or a status), so computed for
+        # every row and a lead: it leaves only the attributes' weight as slack when
+        # pruning. Weights are multiples of 2**-20, so these sums are exact in any order.
+        held = _shared_weight(snap, sets, keys)[0]
+        union = totals - held
+        union += own
+        np.maximum(union, held, out=union)
+        np.maximum(union, 1e-300, out=union)
+        np.divide(held, union, out=union)
+        return _Signal(name, np.minimum(union, 1.0, out=union), held, lead=True)
     shared = _shared_weight(snap, sets, keys)[0]
     if nodes is not None:
         node_weights, node_totals = snap.node_stats
@@ -1151,12 +1124,12 @@ def _jaccard_signal(
         if cached is None:
             cached = snap.__dict__["_graph_totals"] = snap.key_totals(sets) + node_totals
         totals = cached
-    held = np.flatnonzero(shared)
+    holders = np.flatnonzero(shared)
     normalised = np.zeros(snap.n)
-    if len(held):
-        part = shared[held]
-        union = own + totals[held] - part
-        normalised[held] = np.minimum(part / np.maximum(union, part), 1.0)
+    if len(holders):
+        part = shared[holders]
+        union = own + totals[holders] - part
+        normalised[holders] = np.minimum(part / np.maximum(union, part), 1.0)
     return _Signal(name, normalised, shared, lead=True)
 
 
