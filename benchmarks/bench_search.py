@@ -69,6 +69,11 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.2f} ms"
 
 
+def _ratio_row(label: str, size: int, ours: float, theirs: float) -> str:
+    """A table row of a measure with bm25s beside it and no other peer."""
+    return f"| {label} | {size:,} | {_ms(ours)} | {_ms(theirs)} | {ours / theirs:.2f} | | | |"
+
+
 class _Peers:
     """The peers over one corpus, each with its own query tokenisation included."""
 
@@ -266,9 +271,12 @@ def _speed_section(quick: bool) -> str:
                 f"{ours / theirs:.2f} | {rank} | {_ms(fts)} | {_ms(tan)} |"
             )
             lines.append(
-                f"| text-only find, top 10, every explanation read | {size:,} "
-                f"| {_ms(ours_explained)} | {_ms(theirs_explained)} "
-                f"| {ours_explained / theirs_explained:.2f} | | | |"
+                _ratio_row(
+                    "text-only find, top 10, every explanation read",
+                    size,
+                    ours_explained,
+                    theirs_explained,
+                )
             )
             if size == sizes[-1]:
                 full = {
@@ -286,34 +294,28 @@ def _speed_section(quick: bool) -> str:
                     warm,
                 )
                 lines.append(
-                    f"| full criteria (text, 2 facet filters, numeric range, graph + recency) "
-                    f"| {size:,} | {_ms(ours_full)} | {_ms(theirs)} | {ours_full / theirs:.2f} "
-                    "| | | |"
+                    _ratio_row(
+                        "full criteria (text, 2 facet filters, numeric range, graph + recency)",
+                        size,
+                        ours_full,
+                        theirs,
+                    )
                 )
                 step = max(1, size // n_queries)
                 exemplars = [decisions[i * step].id for i in range(n_queries)]
                 by_id = {d.id: d for d in decisions}
                 exemplar_warm = [decisions[i * step + 1].id for i in range(10)]
-                ours_sim, theirs_sim = _paired(
-                    lambda e: _page(sr.similar("synthetic", {"decision_id": e})),
-                    lambda e, by_id=by_id, peers=peers: peers.bm25s_page(_text(by_id[e])),
-                    exemplars,
-                    exemplar_warm,
-                )
-                lines.append(
-                    f"| similar by id (peer: bm25s queried with the exemplar's text) | {size:,} "
-                    f"| {_ms(ours_sim)} | {_ms(theirs_sim)} | {ours_sim / theirs_sim:.2f} | | | |"
-                )
-                ours_sim_x, theirs_sim_x = _paired(
-                    lambda e: _explained(sr.similar("synthetic", {"decision_id": e})),
-                    lambda e, by_id=by_id, peers=peers: peers.bm25s_page(_text(by_id[e])),
-                    exemplars,
-                    exemplar_warm,
-                )
-                lines.append(
-                    f"| similar by id, every explanation read | {size:,} | {_ms(ours_sim_x)} "
-                    f"| {_ms(theirs_sim_x)} | {ours_sim_x / theirs_sim_x:.2f} | | | |"
-                )
+                for label, read in (
+                    ("similar by id (peer: bm25s queried with the exemplar's text)", _page),
+                    ("similar by id, every explanation read", _explained),
+                ):
+                    ours_sim, theirs_sim = _paired(
+                        lambda e, read=read: read(sr.similar("synthetic", {"decision_id": e})),
+                        lambda e, by_id=by_id, peers=peers: peers.bm25s_page(_text(by_id[e])),
+                        exemplars,
+                        exemplar_warm,
+                    )
+                    lines.append(_ratio_row(label, size, ours_sim, theirs_sim))
                 lines.append(
                     f"| index build (median of {len(ours_builds)}, alternating) | {size:,} "
                     f"| {build:.2f} s | {peer_build:.2f} s | {build / peer_build:.2f} | | | |"
