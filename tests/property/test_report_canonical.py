@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import semreport
 from _report_support import decision
-from semreport.reports._canonical import canonical_json_fast, canonical_record
+from semreport.canonical import canonical_json_fast, canonical_record
 
 keys = st.text(max_size=6) | st.sampled_from(["a", "\ufb01", "\U0001f600", "\ue000", "é"])
 scalars = (
@@ -54,13 +54,8 @@ class TestDifferential:
         assert canonical_record(wire) == rfc8785.dumps(wire)
 
     def test_unrepresentable_numbers_fall_back(self) -> None:
-        for value in (2**60, 1e300, 1e-300, 1.0, -0.0):
+        for value in (2.0**60, 1.0e17, 1e21, 1e300, 1e-300, 1.0, -0.0, 5e-324):
             wire = semreport.to_wire(decision(1, attributes={"x": value}))
-            if value == 2**60:
-                try:
-                    rfc8785.dumps(wire)
-                except rfc8785.CanonicalizationError:
-                    continue
             assert canonical_record(wire) == rfc8785.dumps(wire)
 
     def test_lone_surrogate_is_refused_like_the_reference(self) -> None:

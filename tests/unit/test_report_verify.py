@@ -103,8 +103,8 @@ class TestTampered:
         data = report_data()
         original = report_data()
         data["records"][0]["decision"]["title"] = "Forged"
+        from semreport.canonical import canonical_json
         from semreport.reports import citation_id
-        from semreport.reports._canonical import canonical_json
 
         data["records"][0]["sha256"] = citation_id(canonical_json(data["records"][0]["decision"]))
         result = verify(data)

@@ -6,8 +6,8 @@ check it, or one cited decision (:class:`InclusionProof`), against the
 records. :func:`verify` checks an exported page or report JSON.
 """
 
+from semreport.canonical import canonical_json
 from semreport.reports._assemble import assemble_report, build_report
-from semreport.reports._canonical import canonical_json
 from semreport.reports._digest import (
     DIGEST_SCHEME,
     Digest,

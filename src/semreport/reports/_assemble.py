@@ -11,6 +11,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from semreport.canonical import record_bytes
 from semreport.domain import (
     Decision,
     DecisionDomain,
@@ -38,7 +39,6 @@ from semreport.reports._model import (
     SupersessionChain,
     body_members,
     join_object,
-    record_bytes,
     records_array,
 )
 

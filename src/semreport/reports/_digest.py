@@ -16,10 +16,10 @@ from typing import Any, Final
 
 import attrs
 
+from semreport.canonical import CanonicalizationError, canonical_json_fast
 from semreport.domain import FrozenDict
 from semreport.domain._models import JsonObject
 from semreport.domain._values import JsonValue, thaw_json  # noqa: F401 - resolves JsonObject
-from semreport.reports._canonical import CanonicalizationError, canonical_json_fast
 
 __all__ = [
     "CITATION_PREFIX",

@@ -25,8 +25,8 @@ import attrs
 import jinja2
 from markupsafe import Markup
 
+from semreport.canonical import canonical_json_fast
 from semreport.domain import EvidenceKind
-from semreport.reports._canonical import canonical_json_fast
 from semreport.reports._digest import Digest
 from semreport.reports._model import EvidenceEntry, Report
 from semreport.wire import format_datetime

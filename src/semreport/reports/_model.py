@@ -8,8 +8,8 @@ from typing import Final
 
 import attrs
 
+from semreport.canonical import canonical_json_fast, record_bytes
 from semreport.domain import Decision, DecisionDomain, DecisionStatus, EvidenceKind, FrozenDict
-from semreport.reports._canonical import canonical_json_fast, canonical_record
 from semreport.reports._digest import Digest
 from semreport.wire import to_wire
 
@@ -25,7 +25,6 @@ __all__ = [
     "body_members",
     "canonical_report",
     "join_object",
-    "record_bytes",
     "records_array",
 ]
 
@@ -207,11 +206,6 @@ def join_object(members: Mapping[str, bytes]) -> bytes:
     """
     keys = sorted(members, key=lambda key: key.encode("utf-16-be"))
     return b"{" + b",".join(canonical_json_fast(key) + b":" + members[key] for key in keys) + b"}"
-
-
-def record_bytes(decision: Decision) -> bytes:
-    """Return a recorded decision's record bytes: RFC 8785 JSON of its wire form."""
-    return canonical_record(to_wire(decision))
 
 
 def records_array(items: Iterable[tuple[bytes, str]]) -> bytes:

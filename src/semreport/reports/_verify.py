@@ -19,10 +19,10 @@ from typing import Any, Final
 
 import attrs
 
+from semreport.canonical import CanonicalizationError, canonical_json_fast
 from semreport.domain import Decision, DecisionMemory, FrozenDict, InvalidRequest
 from semreport.domain._values import thaw_json
 from semreport.reports._assemble import build_report
-from semreport.reports._canonical import CanonicalizationError, canonical_json_fast
 from semreport.reports._digest import DIGEST_SCHEME, citation_id, merkle_root
 from semreport.reports._html import REPORT_BLOCK_ID, ReportExport, library_version, render_html
 from semreport.reports._model import REPORT_SCHEMA, Report, join_object

@@ -1,23 +1,45 @@
-"""RFC 8785 (JCS) canonical JSON, with a fast path that gives the same bytes.
+"""RFC 8785 (JCS) canonical JSON, and the record bytes every digest hashes.
 
 :func:`canonical_json` is the reference: it delegates to the ``rfc8785``
-package. The fast path serialises with the standard library's C encoder when
-the value holds nothing on which Python's JSON output and JCS can differ
-(floats outside the range where both print the same digits, integers beyond
-the IEEE 754 safe range, object keys outside the Basic Multilingual Plane, lone
-surrogates); anything else falls back to ``rfc8785``. A differential property
-test checks the two against each other.
+package. :func:`canonical_json_fast` gives the same bytes faster: it
+serialises with the standard library's C encoder when the value holds nothing
+on which Python's JSON output and JCS can differ (floats outside the range
+where both print the same digits, integers beyond the IEEE 754 safe range,
+object keys outside the Basic Multilingual Plane, lone surrogates); anything
+else falls back to ``rfc8785``. A differential property test checks the two
+against each other.
+
+:func:`record_bytes` is what a decision *is* for the record digest: the JCS
+bytes of its wire form (:func:`semreport.wire.to_wire`). Reports cite it by
+:func:`record_sha256`, and storage adapters may keep the same hash to detect
+a record altered at rest.
+
+Example:
+    >>> from semreport.canonical import canonical_json
+    >>> canonical_json({"b": 1.0e17, "a": [1.5, "x"]})
+    b'{"a":[1.5,"x"],"b":100000000000000000}'
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any, Final
 
 import rfc8785
 
-__all__ = ["CanonicalizationError", "canonical_json", "canonical_json_fast", "canonical_record"]
+from semreport.domain import Decision
+from semreport.wire import to_wire
+
+__all__ = [
+    "CanonicalizationError",
+    "canonical_json",
+    "canonical_json_fast",
+    "canonical_record",
+    "record_bytes",
+    "record_sha256",
+]
 
 CanonicalizationError = rfc8785.CanonicalizationError
 """Raised for a value JCS cannot represent (an integer beyond 2**53 - 1, NaN...)."""
@@ -32,6 +54,13 @@ _encode = json.JSONEncoder(
 
 def canonical_json(value: Any) -> bytes:
     """Return the RFC 8785 canonical UTF-8 bytes of a JSON value (via ``rfc8785``).
+
+    Args:
+        value: A JSON value: dicts with string keys, lists, strings, integers
+            within ±(2**53 - 1), finite floats, booleans and ``None``.
+
+    Returns:
+        The canonical bytes.
 
     Raises:
         CanonicalizationError: the value holds something JCS cannot represent.
@@ -80,7 +109,11 @@ def _dump(value: Any) -> bytes:
 
 
 def canonical_json_fast(value: Any) -> bytes:
-    """Return the same bytes as :func:`canonical_json`, faster for plain values."""
+    """Return the same bytes as :func:`canonical_json`, faster for plain values.
+
+    Raises:
+        CanonicalizationError: the value holds something JCS cannot represent.
+    """
     if _plain(value):
         return _dump(value)
     return canonical_json(value)
@@ -104,6 +137,9 @@ def canonical_record(wire: Mapping[str, Any]) -> bytes:
     The wire form of a validated :class:`~semreport.Decision` holds numbers
     only in ``sequence`` and ``attributes`` and only ASCII object keys, so
     only those are inspected; anything unusual goes through ``rfc8785``.
+
+    Raises:
+        CanonicalizationError: the value holds something JCS cannot represent.
     """
     attributes = wire.get("attributes")
     if type(wire) is not dict or type(attributes) is not dict:
@@ -124,3 +160,24 @@ def canonical_record(wire: Mapping[str, Any]) -> bytes:
     if fixed is not None:
         wire = {**wire, "attributes": fixed}
     return _dump(wire)
+
+
+def record_bytes(decision: Decision) -> bytes:
+    """Return a decision's record bytes: the RFC 8785 JSON of its wire form.
+
+    These are exactly the bytes a report's digest hashes for the record.
+
+    Raises:
+        CanonicalizationError: the decision holds a value JCS cannot represent
+            (validated decisions never do).
+    """
+    return canonical_record(to_wire(decision))
+
+
+def record_sha256(decision: Decision) -> str:
+    """Return the hex SHA-256 of :func:`record_bytes` (a citation id without ``sha256:``).
+
+    Raises:
+        CanonicalizationError: as :func:`record_bytes`.
+    """
+    return hashlib.sha256(record_bytes(decision)).hexdigest()
