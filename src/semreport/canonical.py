@@ -37,6 +37,8 @@ __all__ = [
     "canonical_json",
     "canonical_json_fast",
     "canonical_record",
+    "parse_json",
+    "read_integer",
     "record_bytes",
     "record_sha256",
 ]
@@ -160,6 +162,58 @@ def canonical_record(wire: Mapping[str, Any]) -> bytes:
     if fixed is not None:
         wire = {**wire, "attributes": fixed}
     return _dump(wire)
+
+
+def read_integer(literal: str) -> int | float:
+    """Read a JSON integer literal as the number it denotes in RFC 8785's number domain.
+
+    RFC 8785 (like I-JSON and JavaScript) treats every JSON number as an IEEE
+    754 double, and prints a whole double without a fraction or exponent below
+    1e21: the float ``1.0e17`` is written ``100000000000000000``. Such a
+    literal therefore denotes a double, not an integer Python should keep
+    exact. Integers within ±(2**53 - 1) are returned as ``int`` (every double
+    of that magnitude is exact); any other literal as the nearest ``float``
+    (``inf`` beyond the double range, which canonicalisation then refuses).
+
+    Args:
+        literal: The digits of a JSON integer, with an optional minus sign.
+
+    Returns:
+        The number, as JCS reads it.
+    """
+    # Up to 17 characters (a sign and 16 digits) int() is exact and cheap; longer
+    # literals are beyond 2**53 - 1 anyway, and int() would refuse over 4,300 digits.
+    if len(literal) <= 17:
+        value = int(literal)
+        if -_MAX_SAFE_INT <= value <= _MAX_SAFE_INT:
+            return value
+    return float(literal)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_json(text: str | bytes) -> Any:
+    """Parse JSON text the way RFC 8785 reads numbers (see :func:`read_integer`).
+
+    Parsing canonical bytes and canonicalising the result gives the same
+    bytes back, for every value the wire form accepts: ``json.loads`` would
+    instead turn ``100000000000000000`` (the canonical form of ``1.0e17``)
+    into an integer beyond 2**53 - 1, which RFC 8785 refuses.
+
+    Args:
+        text: JSON text (UTF-8 when bytes).
+
+    Returns:
+        The parsed value: dicts, lists, strings, ints within ±(2**53 - 1),
+        floats, booleans and ``None``.
+
+    Raises:
+        ValueError: the text is not JSON (a :class:`json.JSONDecodeError` with
+            its position), or holds ``NaN`` or ``Infinity``.
+    """
+    return json.loads(text, parse_int=read_integer, parse_constant=_refuse_constant)
 
 
 def record_bytes(decision: Decision) -> bytes:

@@ -16,6 +16,7 @@ from semreport import (
     check_inclusion,
     verify,
 )
+from semreport.reports import FindingKind
 
 ROWS = [
     {"id": f"d-{i}", "project_id": "p-1", "title": f"T{i}", "statement": "s", "agent": "a"}
@@ -76,18 +77,36 @@ class TestUseCases:
             'name="semreport-exported-at" content="', 'name="semreport-exported-at" content="x', 1
         )
         result = verify(broken)
+        assert not result.ok
         assert result.page is False
+        assert result.problems[0].kind is FindingKind.PAGE_MISMATCH
         assert result.problems[0].location == "page"
 
-    def test_pages_of_other_versions_are_not_compared(self, sr) -> None:
+    def test_pages_naming_another_generator_never_verify(self, sr) -> None:
         page = sr.export_report("p-1").html
         older = page.replace(
             f'content="semreport {semreport.__version__}"', 'content="semreport 0.0.1"'
         )
         result = verify(older)
-        assert result.ok
-        assert result.page is None
+        assert result.records_root
+        assert result.report_sha256
+        assert not result.ok
+        assert result.page is False
+        assert [p.kind for p in result.problems] == [
+            FindingKind.PAGE_NOT_CHECKED,
+            FindingKind.PAGE_MISMATCH,
+        ]
+        assert "not checked" in result.problems[0].reason
         assert verify(sr.report("p-1").to_json()).page is None
+
+    def test_memory_moved_on(self, sr) -> None:
+        page = sr.export_report("p-1").html
+        sr.record([{**ROWS[0], "id": "d-8"}, {**ROWS[0], "id": "d-9"}])
+        result = verify(page, sr.storage)
+        assert result.ok
+        assert result.memory is True
+        assert result.memory_moved_on == 2
+        assert result.memory_sequence == 7
 
     def test_prove(self, sr) -> None:
         proof = sr.prove("p-1", "d-3")

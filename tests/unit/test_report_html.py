@@ -16,7 +16,7 @@ BLOCK = re.compile(r'<script type="application/json" id="semreport-report">(.*?)
 
 def page_for(records: list[semreport.Decision]) -> tuple[semreport.Report, str]:
     report = build_report("p-1", records)
-    return report, render_html(report, exported_at=WHEN, version="9.9")
+    return report, render_html(report, exported_at=WHEN)
 
 
 class TestPage:
@@ -24,7 +24,7 @@ class TestPage:
 
     def setup_method(self) -> None:
         self.report = assemble_report(FakeMemory(sample_project()), "p-1")
-        self.page = render_html(self.report, exported_at=WHEN, version="9.9")
+        self.page = render_html(self.report, exported_at=WHEN)
 
     def test_every_decision_is_anchored_with_its_citation_id(self) -> None:
         for record in self.report.records:

@@ -29,7 +29,7 @@ from semreport.reports._model import (
     canonical_report,
 )
 from semreport.reports._proof import prove
-from semreport.reports._verify import Finding, Verification, verify
+from semreport.reports._verify import Finding, FindingKind, Verification, verify
 
 __all__ = [
     "DIGEST_SCHEME",
@@ -38,6 +38,7 @@ __all__ = [
     "Digest",
     "EvidenceEntry",
     "Finding",
+    "FindingKind",
     "InclusionProof",
     "Report",
     "ReportEntry",

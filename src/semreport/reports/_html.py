@@ -127,13 +127,15 @@ def _csp(css: str) -> str:
     )
 
 
-def render_html(report: Report, *, exported_at: datetime, version: str = "") -> str:
+def render_html(report: Report, *, exported_at: datetime, version: str | None = None) -> str:
     """Render a report as a self-contained HTML page.
 
     Args:
         report: The report.
         exported_at: The export time shown in the page (not part of the report).
-        version: The library version named in the ``generator`` meta tag.
+        version: The library version named in the ``generator`` meta tag
+            (this library's version by default; :func:`~semreport.verify`
+            checks a page only against what this version renders).
     """
     css = _css()
     superseded_by: dict[str, list[str]] = {}
@@ -148,7 +150,7 @@ def render_html(report: Report, *, exported_at: datetime, version: str = "") -> 
         superseded_by=superseded_by,
         evidence_titles=_EVIDENCE_TITLES,
         exported_at=format_datetime(exported_at),
-        version=version,
+        version=library_version() if version is None else version,
         css=Markup(css),  # noqa: S704 - the package's own stylesheet, not input
         csp=Markup(_csp(css)),  # noqa: S704 - our own policy; it holds no double quote
         report_json=Markup(embed_json(report.to_json())),  # noqa: S704 - escaped by embed_json

@@ -3,23 +3,38 @@
 The checks need nothing but the document: each record's citation id against
 its RFC 8785 bytes, the records against ``records_root``, the report body
 against ``report_sha256``, and the summary and sections against what the
-records imply (re-assembled with the same pure function that built them). With
-a Decision Memory, the records are also compared with what memory holds now.
-Every mismatch becomes a :class:`Finding` naming the JSON path, the record
-(sequence and id) where there is one, and why.
+records imply (re-assembled with the same pure function that built them). For
+an HTML page, the whole visible page is compared with the verified report
+rendered again, whatever the page says about its own generator. With a
+Decision Memory, the records are also compared with what memory holds as of
+the report's sequence, and the result says how far memory has moved on since.
+Every mismatch becomes a :class:`Finding` of a :class:`FindingKind`, naming
+the JSON path (or page line), the record (sequence and id) where there is
+one, and why.
+
+JSON text is read as RFC 8785 reads numbers (:func:`semreport.canonical.parse_json`):
+``100000000000000000`` is the canonical form of the float ``1.0e17``, not an
+integer beyond 2**53 - 1.
 """
 
 from __future__ import annotations
 
+import difflib
+import enum
 import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any, Final
 
 import attrs
 
-from semreport.canonical import CanonicalizationError, canonical_json_fast
+from semreport.canonical import (
+    CanonicalizationError,
+    canonical_json_fast,
+    parse_json,
+)
 from semreport.domain import Decision, DecisionMemory, FrozenDict, InvalidRequest
 from semreport.domain._values import thaw_json
 from semreport.reports._assemble import build_report
@@ -28,7 +43,7 @@ from semreport.reports._html import REPORT_BLOCK_ID, ReportExport, library_versi
 from semreport.reports._model import REPORT_SCHEMA, Report, join_object
 from semreport.wire import from_wire, parse_datetime, to_wire
 
-__all__ = ["Finding", "Verification", "verify"]
+__all__ = ["Finding", "FindingKind", "Verification", "verify"]
 
 _BLOCK: Final = re.compile(
     r"<script\b[^>]*\bid\s*=\s*[\"']?"
@@ -39,6 +54,38 @@ _BLOCK: Final = re.compile(
 _REPORT_KEYS: Final = frozenset({"schema", "digest", "records"})
 _DIGEST_KEYS: Final = ("scheme", "records", "as_of_sequence", "records_root", "report_sha256")
 _MAX_FINDINGS: Final = 200
+_MAX_PAGE_FINDINGS: Final = 50
+_MAX_SAFE_INT: Final = 2**53 - 1
+
+
+class FindingKind(enum.StrEnum):
+    """What a :class:`Finding` is about: a stable value for programs to act on.
+
+    Programs decide by kind, never by a finding's ``reason`` (which is for people).
+    """
+
+    MALFORMED = "malformed"
+    """A member of the report is missing, of the wrong type, or not part of the schema."""
+    UNREPRESENTABLE = "unrepresentable"
+    """A record holds a value RFC 8785 cannot represent, so it cannot be hashed."""
+    CITATION_MISMATCH = "citation_mismatch"
+    """A record's content does not hash to its citation id."""
+    INVALID_RECORD = "invalid_record"
+    """A record is not a valid recorded decision (the location names the bad field)."""
+    MISPLACED_RECORD = "misplaced_record"
+    """A record is out of sequence order, repeats an id, or names another project."""
+    DIGEST_MISMATCH = "digest_mismatch"
+    """A member of ``digest`` does not match (or cannot be recomputed from) the report."""
+    BODY_MISMATCH = "body_mismatch"
+    """The summary or sections differ from what the records imply."""
+    PAGE_MISMATCH = "page_mismatch"
+    """The visible page differs from the verified report rendered again (``line`` says where)."""
+    PAGE_NOT_CHECKED = "page_not_checked"
+    """The visible page could not be checked, so what it shows is unverified."""
+    MEMORY_MISMATCH = "memory_mismatch"
+    """A record differs from Decision Memory, or memory and report hold different records."""
+    MEMORY_NOT_CHECKED = "memory_not_checked"
+    """The report could not be compared with Decision Memory (it names no project or sequence)."""
 
 
 @attrs.frozen
@@ -46,17 +93,22 @@ class Finding:
     """Something in a report that does not match.
 
     Attributes:
-        location: The JSON path in the report, e.g. ``$.records[3].decision``
-            or ``$.digest.records_root``.
-        reason: Why it does not match.
+        kind: What the finding is about (decide on this, not on ``reason``).
+        location: Where: the JSON path in the report, e.g.
+            ``$.records[3].decision`` or ``$.digest.records_root``; for the
+            visible page ``page line N`` (or ``page`` for the page as a whole).
+        reason: Why it does not match, in words.
         sequence: The sequence number of the record concerned, if any.
         decision_id: The id of the decision concerned, if any.
+        line: For page findings, the 1-based line of the page concerned.
     """
 
+    kind: FindingKind
     location: str
     reason: str
     sequence: int | None = None
     decision_id: str | None = None
+    line: int | None = None
 
 
 @attrs.frozen
@@ -64,7 +116,8 @@ class Verification:
     """What :func:`verify` found.
 
     Attributes:
-        ok: Whether everything checked matches.
+        ok: Whether everything checked matches, the visible page included for
+            an HTML document. A page that could not be checked is never ok.
         project_id: The project the report names (``None`` if it names none).
         as_of_sequence: The sequence the report names (``None`` if none).
         records: How many records the document holds.
@@ -75,9 +128,18 @@ class Verification:
             (``None`` when the records are too damaged to re-assemble).
         memory: The records are what memory holds as of the report's
             sequence (``None`` when no memory was given).
-        page: The visible HTML is exactly the verified report rendered
-            again (``None`` for JSON, for a page from another library
-            version, or when the report itself does not verify).
+        page: The visible HTML is exactly the verified report rendered again
+            by this library version: ``True`` if so, ``False`` if it differs
+            (each difference is a finding), ``None`` for a JSON document or
+            when the embedded report does not verify (a ``page_not_checked``
+            finding then says so).
+        memory_moved_on: How many records memory holds for the project after
+            the report's ``as_of_sequence`` (appended since the report was
+            assembled). Not a mismatch: a report is a citable artefact of
+            memory as of its sequence. ``None`` when no memory was given or
+            the report names no project or sequence.
+        memory_sequence: The latest sequence memory holds for the project
+            (``None`` as for ``memory_moved_on``).
         matched: What was checked and matches, in words.
         problems: Every mismatch found.
     """
@@ -94,15 +156,13 @@ class Verification:
     page: bool | None
     matched: tuple[str, ...]
     problems: tuple[Finding, ...]
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
+    memory_moved_on: int | None = None
+    memory_sequence: int | None = None
 
 
 def _parse(text: str, what: str) -> Any:
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return parse_json(text)
     except json.JSONDecodeError as exc:
         raise InvalidRequest.at(
             "$", f"{what} does not parse: {exc.msg} at line {exc.lineno} column {exc.colno}"
@@ -138,15 +198,34 @@ def _page_of(document: object) -> str | None:
     return None
 
 
+def _as_json_numbers(value: Any) -> Any:
+    """Read the integers of an already parsed value as RFC 8785 does.
+
+    A mapping parsed by :func:`json.loads` holds ``100000000000000000`` as an
+    exact integer; the text it came from denotes the double ``1e17`` (see
+    :func:`semreport.canonical.read_integer`).
+    """
+    if type(value) is int and not -_MAX_SAFE_INT <= value <= _MAX_SAFE_INT:
+        try:
+            return float(value)  # correctly rounded, as read_integer reads the literal too
+        except OverflowError:  # beyond the double range: canonicalisation refuses it
+            return value
+    if isinstance(value, Mapping):
+        return {key: _as_json_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_as_json_numbers(item) for item in value]
+    return value
+
+
 def _load(document: object) -> dict[str, Any]:
     if isinstance(document, Report):
         data: Any = to_wire(document)
     elif isinstance(document, ReportExport):
         data = _load(document.html)
     elif isinstance(document, FrozenDict):
-        data = thaw_json(document)
+        data = _as_json_numbers(thaw_json(document))
     elif isinstance(document, Mapping):
-        data = document
+        data = _as_json_numbers(document)
     elif isinstance(document, bytes | bytearray | memoryview):
         try:
             return _load(bytes(document).decode("utf-8"))
@@ -164,12 +243,27 @@ def _load(document: object) -> dict[str, Any]:
 
 
 class _Checker:
+    """Collects findings, and the facts later checks depend on (never read back from text)."""
+
     def __init__(self, doc: dict[str, Any]) -> None:
         self.doc = doc
         self.problems: list[Finding] = []
         self.matched: list[str] = []
+        # Whether every record is sound enough to re-assemble the body from:
+        # parsed, canonical, a valid decision, in order and of the report's
+        # project. A record whose only fault is its citation id still is.
+        self.records_sound = True
+        self.citations = True
 
-    def add(self, location: str, reason: str, decision: object = None) -> None:
+    def add(
+        self,
+        kind: FindingKind,
+        location: str,
+        reason: str,
+        decision: object = None,
+        *,
+        line: int | None = None,
+    ) -> None:
         sequence = decision_id = None
         if isinstance(decision, Mapping):
             raw_sequence = decision.get("sequence")
@@ -178,7 +272,12 @@ class _Checker:
             raw_id = decision.get("id")
             if isinstance(raw_id, str):
                 decision_id = raw_id
-        self.problems.append(Finding(location, reason, sequence, decision_id))
+        self.problems.append(Finding(kind, location, reason, sequence, decision_id, line))
+
+    def damaged(self, kind: FindingKind, location: str, reason: str, decision: object) -> None:
+        """Add a finding about a record that leaves the records unfit to re-assemble."""
+        self.records_sound = False
+        self.add(kind, location, reason, decision)
 
 
 def _typed(value: Any, kind: type) -> bool:
@@ -187,6 +286,12 @@ def _typed(value: Any, kind: type) -> bool:
 
 def verify(document: object, memory: DecisionMemory | None = None) -> Verification:
     """Check a report against its record digest, and optionally against Decision Memory.
+
+    For an HTML page, the whole visible page must be exactly the verified
+    report rendered again by this library version; whatever the page claims
+    about itself (its ``generator`` tag included) does not skip that check.
+    A page this version cannot reproduce is reported line by line, and never
+    verifies.
 
     Args:
         document: An exported HTML page (``str`` or ``bytes``), report JSON
@@ -197,6 +302,8 @@ def verify(document: object, memory: DecisionMemory | None = None) -> Verificati
     Returns:
         What matches and, for each mismatch, where and why. A well-formed but
         tampered report never raises; it gives ``ok=False`` and its findings.
+        With memory, ``memory_moved_on`` says how many records were appended
+        after the report's sequence (not a mismatch).
 
     Raises:
         InvalidRequest: the document is not a report at all (no report block,
@@ -206,20 +313,31 @@ def verify(document: object, memory: DecisionMemory | None = None) -> Verificati
     check = _Checker(doc)
     project_id, as_of = _check_header(check, doc)
     datas, decisions = _check_records(check, doc.get("records"), project_id)
-    citations = datas is not None and not any(
-        p.location.startswith("$.records") for p in check.problems
-    )
+    citations = datas is not None and check.citations
     if citations:
         check.matched.append(f"every record's citation id ({len(datas or ())} records)")
     root_ok, hash_ok = _check_digest(check, doc, as_of, datas)
     body_ok, rebuilt = _check_body(check, doc, project_id, decisions, datas)
     page_ok = None
     page = _page_of(document)
-    if page is not None and rebuilt is not None and root_ok and hash_ok:
-        page_ok = _check_page(check, page, rebuilt)
-    memory_ok = None
+    if page is not None:
+        if rebuilt is not None and root_ok and hash_ok:
+            page_ok = _check_page(check, page, rebuilt)
+        else:
+            check.add(
+                FindingKind.PAGE_NOT_CHECKED,
+                "page",
+                "the visible page was not checked: the embedded report does not verify, "
+                "so there is nothing trustworthy to compare the page with",
+            )
+    memory_ok = moved_on = memory_sequence = None
     if memory is not None:
-        memory_ok = _check_memory(check, memory, project_id=project_id, as_of=as_of, datas=datas)
+        memory_ok, memory_sequence = _check_memory(
+            check, memory, project_id=project_id, as_of=as_of, datas=datas
+        )
+        if memory_sequence is not None and as_of is not None:
+            # Sequences are gapless per project, so the difference counts the appends.
+            moved_on = max(0, memory_sequence - as_of)
     return Verification(
         ok=not check.problems,
         project_id=project_id,
@@ -233,6 +351,8 @@ def verify(document: object, memory: DecisionMemory | None = None) -> Verificati
         page=page_ok,
         matched=tuple(check.matched),
         problems=tuple(check.problems),
+        memory_moved_on=moved_on,
+        memory_sequence=memory_sequence,
     )
 
 
@@ -244,17 +364,19 @@ _MEMBERS: Final = frozenset(
 def _check_header(check: _Checker, doc: Mapping[str, Any]) -> tuple[str | None, int | None]:
     schema = doc.get("schema")
     if schema != REPORT_SCHEMA:
-        check.add("$.schema", f"expected {REPORT_SCHEMA!r}, found {_short(schema)}")
+        check.add(
+            FindingKind.MALFORMED, "$.schema", f"expected {REPORT_SCHEMA!r}, found {_short(schema)}"
+        )
     project_id = doc.get("project_id")
     if not isinstance(project_id, str):
-        check.add("$.project_id", "missing or not a string")
+        check.add(FindingKind.MALFORMED, "$.project_id", "missing or not a string")
         project_id = None
     as_of = doc.get("as_of_sequence")
     if not _typed(as_of, int):
-        check.add("$.as_of_sequence", "missing or not an integer")
+        check.add(FindingKind.MALFORMED, "$.as_of_sequence", "missing or not an integer")
         as_of = None
     for key in sorted(set(doc) - _MEMBERS):
-        check.add(f"$.{key}", f"not a member of a {REPORT_SCHEMA} report")
+        check.add(FindingKind.MALFORMED, f"$.{key}", f"not a member of a {REPORT_SCHEMA} report")
     return project_id, as_of
 
 
@@ -266,22 +388,30 @@ def _check_digest(
 ) -> tuple[bool, bool]:
     digest = doc.get("digest")
     if not isinstance(digest, Mapping):
-        check.add("$.digest", "missing or not an object")
+        check.add(FindingKind.MALFORMED, "$.digest", "missing or not an object")
         digest = {}
     for key in sorted(set(digest) - set(_DIGEST_KEYS)):
-        check.add(f"$.digest.{key}", f"not a member of a {DIGEST_SCHEME} digest")
+        check.add(
+            FindingKind.MALFORMED, f"$.digest.{key}", f"not a member of a {DIGEST_SCHEME} digest"
+        )
+    mismatch = FindingKind.DIGEST_MISMATCH
     if digest and digest.get("scheme") != DIGEST_SCHEME:
         check.add(
-            "$.digest.scheme", f"expected {DIGEST_SCHEME!r}, found {_short(digest.get('scheme'))}"
+            mismatch,
+            "$.digest.scheme",
+            f"expected {DIGEST_SCHEME!r}, found {_short(digest.get('scheme'))}",
         )
     if digest and datas is not None and digest.get("records") != len(datas):
         check.add(
+            mismatch,
             "$.digest.records",
             f"says {_short(digest.get('records'))}, the report holds {len(datas)} records",
         )
     said = digest.get("as_of_sequence")
     if digest and (said != as_of or not _typed(said, int)):
-        check.add("$.digest.as_of_sequence", f"says {_short(said)}, the report says {as_of!r}")
+        check.add(
+            mismatch, "$.digest.as_of_sequence", f"says {_short(said)}, the report says {as_of!r}"
+        )
     root_ok = False
     complete = [d for d in datas or () if d is not None]
     if datas is not None and len(complete) == len(datas):
@@ -291,11 +421,14 @@ def _check_digest(
             check.matched.append("records_root")
         else:
             check.add(
+                mismatch,
                 "$.digest.records_root",
                 f"the records hash to {root}, not to {_short(digest.get('records_root'))}",
             )
     else:
-        check.add("$.digest.records_root", "cannot be recomputed: some records are damaged")
+        check.add(
+            mismatch, "$.digest.records_root", "cannot be recomputed: some records are damaged"
+        )
     return root_ok, _check_report_hash(check, doc, digest, datas)
 
 
@@ -309,6 +442,7 @@ def _check_report_hash(
     body_hash = _body_sha256(doc, datas)
     if body_hash is None:
         check.add(
+            FindingKind.DIGEST_MISMATCH,
             "$.digest.report_sha256",
             "cannot be recomputed: the report holds values RFC 8785 cannot represent",
         )
@@ -318,6 +452,7 @@ def _check_report_hash(
             check.matched.append("report_sha256")
         else:
             check.add(
+                FindingKind.DIGEST_MISMATCH,
                 "$.digest.report_sha256",
                 f"the report body hashes to {body_hash}, "
                 f"not to {_short(digest.get('report_sha256'))}",
@@ -333,7 +468,8 @@ def _check_records(
     The decisions are ``None`` when any record is not a valid decision.
     """
     if not isinstance(records, list):
-        check.add("$.records", "missing or not a list")
+        check.add(FindingKind.MALFORMED, "$.records", "missing or not a list")
+        check.records_sound = check.citations = False
         return None, None
     datas: list[bytes | None] = []
     decisions: list[Decision] | None = []
@@ -341,7 +477,10 @@ def _check_records(
     for index, entry in enumerate(records):
         where = f"$.records[{index}]"
         if not isinstance(entry, Mapping) or not isinstance(entry.get("decision"), Mapping):
-            check.add(where, "not an object with a 'decision' object")
+            check.damaged(
+                FindingKind.MALFORMED, where, "not an object with a 'decision' object", None
+            )
+            check.citations = False
             datas.append(None)
             decisions = None
             continue
@@ -369,25 +508,37 @@ def _check_record(
 ) -> bytes | None:
     wire = entry["decision"]
     for key in sorted(set(entry) - {"decision", "sha256"}):
-        check.add(f"{where}.{key}", "not a member of a report record", wire)
+        check.damaged(
+            FindingKind.MALFORMED, f"{where}.{key}", "not a member of a report record", wire
+        )
     try:
         data: bytes | None = canonical_json_fast(wire)
     except (CanonicalizationError, TypeError, ValueError) as exc:
-        check.add(f"{where}.decision", f"RFC 8785 cannot represent it: {exc}", wire)
+        check.damaged(
+            FindingKind.UNREPRESENTABLE,
+            f"{where}.decision",
+            f"RFC 8785 cannot represent it: {exc}",
+            wire,
+        )
+        check.citations = False
         data = None
     if data is not None:
         cid = citation_id(data)
         if entry.get("sha256") != cid:
+            check.citations = False
             check.add(
+                FindingKind.CITATION_MISMATCH,
                 where,
                 f"the record's content hashes to {cid}, not to its citation id "
                 f"{_short(entry.get('sha256'))}: the record or its citation id was altered",
                 wire,
             )
+    misplaced = FindingKind.MISPLACED_RECORD
     sequence = wire.get("sequence")
     if _typed(sequence, int):
         if sequence <= state.previous:
-            check.add(
+            check.damaged(
+                misplaced,
                 f"{where}.decision.sequence",
                 f"{sequence} does not follow {state.previous}",
                 wire,
@@ -396,10 +547,11 @@ def _check_record(
     decision_id = wire.get("id")
     if isinstance(decision_id, str):
         if decision_id in state.seen:
-            check.add(f"{where}.decision.id", f"{decision_id!r} appears twice", wire)
+            check.damaged(misplaced, f"{where}.decision.id", f"{decision_id!r} appears twice", wire)
         state.seen.add(decision_id)
     if project_id is not None and wire.get("project_id") != project_id:
-        check.add(
+        check.damaged(
+            misplaced,
             f"{where}.decision.project_id",
             f"{_short(wire.get('project_id'))} is not the report's project {project_id!r}",
             wire,
@@ -412,10 +564,20 @@ def _structure(check: _Checker, where: str, wire: Mapping[str, Any]) -> Decision
         decision = from_wire(wire, Decision, path=f"{where}.decision")
     except InvalidRequest as exc:
         for error in exc.errors:
-            check.add(error.path, f"not a valid decision: {error.message}", wire)
+            check.damaged(
+                FindingKind.INVALID_RECORD,
+                error.path,
+                f"not a valid decision: {error.message}",
+                wire,
+            )
         return None
     if decision.sequence is None:
-        check.add(f"{where}.decision.sequence", "the record has no sequence", wire)
+        check.damaged(
+            FindingKind.INVALID_RECORD,
+            f"{where}.decision.sequence",
+            "the record has no sequence",
+            wire,
+        )
         return None
     return decision
 
@@ -456,12 +618,7 @@ def _check_body(
     datas: Sequence[bytes | None] | None,
 ) -> tuple[bool | None, Report | None]:
     """Re-assemble the summary and sections from the records and compare them."""
-    if decisions is None or project_id is None or datas is None:
-        return None, None
-    if any(
-        p.location.startswith(("$.records", "$.project_id")) and "citation id" not in p.reason
-        for p in check.problems
-    ):
+    if decisions is None or project_id is None or datas is None or not check.records_sound:
         return None, None
     rebuilt = build_report(project_id, decisions, record_data=datas)
     expected = to_wire(rebuilt)
@@ -469,7 +626,11 @@ def _check_body(
     for key in ("schema", "as_of_sequence", "summary", "sections"):
         _diff(check, expected[key], doc.get(key), f"$.{key}")
     if len(check.problems) >= _MAX_FINDINGS:
-        check.add("$", f"more differences than the {_MAX_FINDINGS} findings listed")
+        check.add(
+            FindingKind.BODY_MISMATCH,
+            "$",
+            f"more differences than the {_MAX_FINDINGS} findings listed",
+        )
     if len(check.problems) == before:
         check.matched.append("summary and sections (re-assembled from the records)")
         return True, rebuilt
@@ -477,38 +638,108 @@ def _check_body(
 
 
 _META: Final = re.compile(r'<meta name="(generator|semreport-exported-at)" content="([^"]*)">')
+_STAND_IN_TIME: Final = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def _check_page(check: _Checker, page: str, rebuilt: Report) -> bool | None:
-    """Render the verified report again and compare it with the visible page.
+def _check_page(check: _Checker, page: str, rebuilt: Report) -> bool:
+    """Render the verified report again and compare it, line by line, with the whole page.
 
-    Only a page rendered by this version of the library can be compared (the
-    template may change between versions); otherwise the answer is ``None``.
+    Nothing the page says about itself decides whether it is checked: only
+    its export time (outside the hashed report, so the page is the only
+    source) is read from it, and a missing or unreadable one is itself a
+    difference. A page this version renders differently is never ok; when it
+    names another generator, a ``page_not_checked`` finding says that its
+    visible content is unverified, beside the differences found.
     """
-    meta = dict(_META.findall(page[:4096]))
-    if meta.get("generator") != f"semreport {library_version()}":
-        return None
+    meta: dict[str, str] = {}
+    for name, content in _META.findall(page[:4096]):
+        meta.setdefault(name, content)
+    version = library_version()
     try:
-        exported_at = parse_datetime(meta.get("semreport-exported-at", ""))
+        exported_at = parse_datetime(meta.get("semreport-exported-at"))
     except (TypeError, ValueError):
-        check.add("page", "the export time in the page's meta tag is missing or unreadable")
-        return False
-    expected = render_html(rebuilt, exported_at=exported_at, version=library_version())
+        exported_at = None
+    expected = render_html(rebuilt, exported_at=exported_at or _STAND_IN_TIME, version=version)
     if expected == page:
-        check.matched.append("the visible page (rendered again from the verified report)")
+        check.matched.append(
+            "the visible page (every line rendered again from the verified report)"
+        )
         return True
-    shown, wanted = page.splitlines(), expected.splitlines()
-    line = next(
-        (i for i, (a, b) in enumerate(zip(shown, wanted, strict=False)) if a != b),
-        min(len(shown), len(wanted)),
-    )
-    check.add(
-        f"page line {line + 1}",
-        "the visible page differs from the embedded report: it shows "
-        f"{_short(shown[line] if line < len(shown) else '')}, the report renders as "
-        f"{_short(wanted[line] if line < len(wanted) else '')}",
-    )
+    generator = meta.get("generator")
+    if generator != f"semreport {version}":
+        claimed = f"names the generator {generator!r}" if generator else "names no generator"
+        check.add(
+            FindingKind.PAGE_NOT_CHECKED,
+            "page",
+            f"the visible page was not checked: it {claimed} and semreport {version} "
+            "renders the embedded report differently (the differences follow); the "
+            "embedded JSON is what the digest covers, and what this page shows is unverified",
+        )
+    if exported_at is None:
+        check.add(
+            FindingKind.PAGE_MISMATCH,
+            "page",
+            "the export time in the page's meta tag is missing or unreadable",
+        )
+    _page_differences(check, page.splitlines(), expected.splitlines())
     return False
+
+
+def _page_differences(check: _Checker, shown: list[str], wanted: list[str]) -> None:
+    """Add a finding for each run of page lines that differs from the rendering (capped)."""
+    matcher = difflib.SequenceMatcher(None, shown, wanted, autojunk=False)
+    changes = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    for tag, i1, i2, j1, j2 in changes[:_MAX_PAGE_FINDINGS]:
+        line = min(i1, max(len(shown) - 1, 0)) + 1
+        if tag == "insert":
+            reason = (
+                f"the visible page lacks {_short(_joined(wanted[j1:j2]))}, which the "
+                "embedded report renders here"
+            )
+        elif tag == "delete":
+            reason = (
+                f"the visible page shows {_short(_joined(shown[i1:i2]))}, which the "
+                "embedded report does not render"
+            )
+        else:
+            page_text, report_text = _excerpts(_joined(shown[i1:i2]), _joined(wanted[j1:j2]))
+            reason = (
+                f"the visible page differs from the embedded report: it shows "
+                f"{page_text}, the report renders {report_text}"
+            )
+        check.add(FindingKind.PAGE_MISMATCH, f"page line {line}", reason, line=line)
+    if len(changes) > _MAX_PAGE_FINDINGS:
+        check.add(
+            FindingKind.PAGE_MISMATCH,
+            "page",
+            f"{len(changes) - _MAX_PAGE_FINDINGS} more differing runs of lines not listed",
+        )
+
+
+def _excerpts(shown: str, wanted: str, context: int = 24) -> tuple[str, str]:
+    """The differing middle of two texts, with a little context on each side."""
+    prefix = _common_prefix(shown, wanted)
+    room = min(len(shown), len(wanted)) - prefix
+    suffix = min(_common_prefix(shown[::-1], wanted[::-1]), room)
+    start = max(0, prefix - context)
+
+    def cut(text: str) -> str:
+        end = min(len(text), len(text) - suffix + context)
+        middle = text[start:end]
+        return _short(middle, limit=160)
+
+    return cut(shown), cut(wanted)
+
+
+def _common_prefix(first: str, second: str) -> int:
+    for index, (a, b) in enumerate(zip(first, second, strict=False)):
+        if a != b:
+            return index
+    return min(len(first), len(second))
+
+
+def _joined(lines: Sequence[str]) -> str:
+    return "\n".join(lines)
 
 
 def _diff(check: _Checker, expected: Any, actual: Any, path: str) -> None:
@@ -516,7 +747,7 @@ def _diff(check: _Checker, expected: Any, actual: Any, path: str) -> None:
 
     def note(where: str, reason: str) -> None:
         if len(check.problems) < _MAX_FINDINGS:
-            check.add(where, reason)
+            check.add(FindingKind.BODY_MISMATCH, where, reason)
 
     if isinstance(expected, dict) and isinstance(actual, Mapping):
         for key in expected:
@@ -538,9 +769,9 @@ def _diff(check: _Checker, expected: Any, actual: Any, path: str) -> None:
         note(path, f"is {_short(actual)}; the records imply {_short(expected)}")
 
 
-def _short(value: Any) -> str:
+def _short(value: Any, *, limit: int = 80) -> str:
     text = json.dumps(value, ensure_ascii=True, default=repr)
-    return text if len(text) <= 80 else text[:77] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _check_memory(
@@ -550,30 +781,41 @@ def _check_memory(
     project_id: str | None,
     as_of: int | None,
     datas: Sequence[bytes | None] | None,
-) -> bool:
-    """Compare the records with what Decision Memory holds as of the report's sequence."""
+) -> tuple[bool, int | None]:
+    """Compare the records with what Decision Memory holds as of the report's sequence.
+
+    Returns:
+        Whether they match, and memory's latest sequence for the project
+        (``None`` when the report names no project or sequence).
+    """
     records = check.doc.get("records")
     if project_id is None or as_of is None or not isinstance(records, list) or datas is None:
         check.add(
-            "$", "cannot compare with memory: the report names no project, sequence or records"
+            FindingKind.MEMORY_NOT_CHECKED,
+            "$",
+            "cannot compare with memory: the report names no project, sequence or records",
         )
-        return False
+        return False, None
+    mismatch = FindingKind.MEMORY_MISMATCH
     before = len(check.problems)
     held: dict[int, Decision] = {}
     for stored in memory.decisions(project_id, as_of=as_of):
         assert stored.sequence is not None
         held[stored.sequence] = stored
+    # Read after the records: appends in between only make memory look further on.
+    latest = memory.latest_sequence(project_id)
     cited: set[int] = set()
     for index, (entry, data) in enumerate(zip(records, datas, strict=True)):
         wire = entry.get("decision") if isinstance(entry, Mapping) else None
         sequence = wire.get("sequence") if isinstance(wire, Mapping) else None
         if not isinstance(wire, Mapping) or not isinstance(sequence, int):
-            check.add(f"$.records[{index}]", "has no sequence to look up in memory", wire)
+            check.add(mismatch, f"$.records[{index}]", "has no sequence to look up in memory", wire)
             continue
         cited.add(sequence)
         match = held.get(sequence)
         if match is None:
             check.add(
+                mismatch,
                 f"$.records[{index}]",
                 f"memory holds no decision with sequence {sequence} in {project_id!r}",
                 wire,
@@ -585,17 +827,19 @@ def _check_memory(
                 key for key in set(stored_wire) | set(wire) if wire.get(key) != stored_wire.get(key)
             ) or ["(number formatting)"]
             check.add(
+                mismatch,
                 f"$.records[{index}].decision",
                 f"differs from memory's decision {match.id!r} in: {', '.join(fields)}",
                 wire,
             )
     for sequence in sorted(set(held) - cited):
         check.add(
+            mismatch,
             "$.records",
             f"memory holds decision {held[sequence].id!r} (sequence {sequence}), "
             "which the report does not cite",
         )
     if len(check.problems) == before:
         check.matched.append(f"memory ({len(held)} records as of sequence {as_of})")
-        return True
-    return False
+        return True, latest
+    return False, latest
