@@ -32,7 +32,8 @@ def extract(page: str) -> dict:
         r'<script type="application/json" id="semreport-report">(.*?)</script>', page, re.S
     )
     assert match is not None
-    return json.loads(match.group(1))
+    # As docs/digest.md says: every JSON number is a double (1.0e17 is written 100000000000000000).
+    return json.loads(match.group(1), parse_int=float)
 
 
 def project_rows() -> list[dict]:
@@ -45,7 +46,14 @@ def project_rows() -> list[dict]:
             "agent": ["agent-reg", "agent-mat", "agent-cost"][i % 3],
             "domain": ["regulation", "material", "cost", "lifecycle"][i % 4],
             "status": ["accepted", "proposed"][i % 2],
-            "attributes": {"cost_eur": i * 1000.5, "fire_resistance_min": 30 * i, "ok": True},
+            "attributes": {
+                "cost_eur": i * 1000.5,
+                "fire_resistance_min": 30 * i,
+                "ok": True,
+                # Whole-number floats JCS prints without an exponent, and other edges.
+                "particles": i * 1.0e17,
+                "edge": [2.0**53, 9007199254740993.0, 1e21, -0.0, 5e-324, 2**53 - 1][i % 6],
+            },
             "evidence": [{"kind": "regulation", "ref": f"ADB {i % 3}", "title": "ADB"}],
             "links": [{"kind": "supersedes", "target": f"d-{i - 1}"}] if i % 4 == 0 else [],
         }

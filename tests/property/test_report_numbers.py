@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from typing import Any
 
+import pytest
 import rfc8785
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -22,6 +24,7 @@ from hypothesis import strategies as st
 import semreport
 from _report_support import decision
 from semreport.canonical import (
+    CanonicalizationError,
     canonical_json,
     canonical_json_fast,
     canonical_record,
@@ -123,6 +126,30 @@ class TestCanonicalDifferential:
         again = parse_json(data)
         assert again == value  # the same numbers: 1e17 reads as 1e17, -0.0 as 0
         assert canonical_json(again) == data
+
+
+class TestOutsideTheDomain:
+    """What the domain excludes is refused alike by both paths, and read back as JCS reads it."""
+
+    @pytest.mark.parametrize("value", [2**53, -(2**53), 2**60, math.nan, math.inf, -math.inf])
+    def test_refused_like_the_reference(self, value: float) -> None:
+        with pytest.raises(CanonicalizationError):
+            canonical_json(value)
+        with pytest.raises(CanonicalizationError):
+            canonical_json_fast({"x": [value]})
+
+    def test_integer_literals_beyond_the_safe_range_are_doubles(self) -> None:
+        assert parse_json("9007199254740991") == 2**53 - 1
+        assert type(parse_json("9007199254740991")) is int
+        assert type(parse_json("-9007199254740992")) is float
+        assert parse_json("9007199254740993") == 2.0**53  # the nearest double
+        assert parse_json("9" * 5000) == math.inf  # no int() digit limit: canonicalising refuses it
+        assert parse_json(b'{"a":[100000000000000000]}') == {"a": [1.0e17]}
+
+    @pytest.mark.parametrize("text", ["NaN", "[Infinity]", '{"a": -Infinity}', "{"])
+    def test_not_json_is_refused(self, text: str) -> None:
+        with pytest.raises(ValueError, match=r"not valid JSON|Expecting"):
+            parse_json(text)
 
 
 BATCHES = st.lists(ATTRIBUTES, min_size=1, max_size=4)

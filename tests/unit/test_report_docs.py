@@ -75,3 +75,37 @@ class TestWorkedExample:
         assert namespace["check"](example().to_json())
         assert not namespace["check"](page.replace("Timber frame", "Steel frame"))
         assert re.search("Steel", page) is None
+
+    def test_verifier_on_the_page_reads_every_accepted_number(self) -> None:
+        code = DOC.read_text(encoding="utf-8").split("```python\n", 1)[1].split("```", 1)[0]
+        namespace: dict = {}
+        exec(compile(code, str(DOC), "exec"), namespace)  # the page's own code
+        edges = [1.0e17, 2.0**53, 9007199254740993.0, 1e21, -0.0, 5e-324, 2**53 - 1]
+        record = semreport.from_wire(
+            {
+                "id": "d-1",
+                "project_id": "p-demo",
+                "title": "Edges of the double range",
+                "statement": "Whole-number floats between 2**53 and 1e21.",
+                "agent": "agent-cost",
+                "attributes": {f"n{i}": value for i, value in enumerate(edges)},
+            },
+            semreport.Decision,
+        ).recorded(1, datetime(2026, 1, 5, 9, 0, tzinfo=UTC))
+        report = build_report("p-demo", [record])
+        assert '"n0":100000000000000000' in report.to_json()
+        assert namespace["check"](render_html(report, exported_at=datetime(2026, 1, 6, tzinfo=UTC)))
+        assert namespace["check"](report.to_json())
+
+
+class TestCanonicalModule:
+    """The page names the public module that implements its definitions."""
+
+    def test_names(self) -> None:
+        text = DOC.read_text(encoding="utf-8")
+        import semreport.canonical as canonical
+
+        for name in ("canonical_json", "canonical_json_fast", "record_bytes", "record_sha256"):
+            assert f"`{name}(" in text
+            assert name in canonical.__all__
+        assert "`semreport.canonical`" in text

@@ -12,7 +12,7 @@ import pytest
 import semreport
 from _report_support import FakeMemory, decision, sample_project
 from semreport import verify
-from semreport.reports import FindingKind, assemble_report, render_html
+from semreport.reports import FindingKind, assemble_report, build_report, render_html
 from semreport.reports._html import library_version
 
 WHEN = datetime(2026, 2, 3, tzinfo=UTC)
@@ -140,15 +140,45 @@ class TestForgedPages:
         assert FindingKind.PAGE_NOT_CHECKED in kinds(result)
 
     def test_content_after_the_page_is_found(self) -> None:
-        result = verify(exported_page() + "<p>Approved by the client.</p>\n")
+        page = exported_page()
+        result = verify(page + "<p>Approved by the client.</p>\n")
         assert not result.ok
-        assert any("Approved by the client" in p.reason for p in result.problems)
+        (finding,) = result.problems
+        assert finding.line == len(page.splitlines()) + 1
+        assert "Approved by the client" in finding.reason
+        assert "does not render" in finding.reason
+
+    def test_a_removed_line_is_found(self) -> None:
+        page = exported_page()
+        removed = page.replace(FIGURE, "", 1)
+        assert not verify(removed).ok
+        lines = page.splitlines()
+        at = line_of(page, FIGURE)
+        without = "\n".join(lines[: at - 1] + lines[at:]) + "\n"
+        result = verify(without)
+        (finding,) = result.problems
+        assert finding.line == at
+        assert "lacks" in finding.reason
 
     def test_many_differences_are_capped(self) -> None:
-        page = exported_page().replace("<td", "<td class=x")
-        result = verify(page)
+        many = [decision(sequence) for sequence in range(1, 61)]
+        page = render_html(build_report("p-1", many), exported_at=WHEN, version=library_version())
+        result = verify(page.replace("</h3>", "!</h3>"))  # one line per decision, apart
         assert not result.ok
-        assert len(result.problems) <= 60
+        assert len(result.problems) == 51
+        assert result.problems[-1].location == "page"
+        assert "more differences follow" in result.problems[-1].reason
+
+    def test_a_page_unlike_the_rendering_everywhere(self) -> None:
+        # No line agrees, so there is nothing to re-align on: runs of lines are reported.
+        page = exported_page()
+        shifted = "".join(line + " \n" for line in page.splitlines())
+        result = verify(shifted)
+        assert result.records_root
+        assert not result.ok
+        assert result.page is False
+        assert {p.kind for p in result.problems} == {FindingKind.PAGE_MISMATCH}
+        assert result.problems[0].line == 1
 
 
 def report_data() -> dict:
@@ -201,6 +231,19 @@ class TestStructuredFindings:
         assert not result.ok
         assert any(p.kind is kind and p.location == location for p in result.problems), (
             result.problems
+        )
+
+    def test_parsed_mappings_read_numbers_as_doubles(self) -> None:
+        data = report_data()
+        data["records"][0]["decision"]["attributes"] = {"big": 10**17}  # json.loads keeps it exact
+        result = verify(data)
+        assert FindingKind.CITATION_MISMATCH in kinds(result)  # read as 1e17: hashable, but altered
+        assert FindingKind.UNREPRESENTABLE not in kinds(result)
+        data["records"][0]["decision"]["attributes"] = {"huge": 2**1100}  # beyond every double
+        result = verify(data)
+        assert any(
+            p.kind is FindingKind.UNREPRESENTABLE and p.location == "$.records[0].decision"
+            for p in result.problems
         )
 
     def test_findings_serialise_with_their_kind(self) -> None:

@@ -55,6 +55,7 @@ _REPORT_KEYS: Final = frozenset({"schema", "digest", "records"})
 _DIGEST_KEYS: Final = ("scheme", "records", "as_of_sequence", "records_root", "report_sha256")
 _MAX_FINDINGS: Final = 200
 _MAX_PAGE_FINDINGS: Final = 50
+_PAGE_WINDOW: Final = 64
 _MAX_SAFE_INT: Final = 2**53 - 1
 
 
@@ -686,34 +687,62 @@ def _check_page(check: _Checker, page: str, rebuilt: Report) -> bool:
 
 
 def _page_differences(check: _Checker, shown: list[str], wanted: list[str]) -> None:
-    """Add a finding for each run of page lines that differs from the rendering (capped)."""
-    matcher = difflib.SequenceMatcher(None, shown, wanted, autojunk=False)
-    changes = [op for op in matcher.get_opcodes() if op[0] != "equal"]
-    for tag, i1, i2, j1, j2 in changes[:_MAX_PAGE_FINDINGS]:
-        line = min(i1, max(len(shown) - 1, 0)) + 1
-        if tag == "insert":
-            reason = (
-                f"the visible page lacks {_short(_joined(wanted[j1:j2]))}, which the "
-                "embedded report renders here"
+    """Add a finding for each run of page lines that differs from the rendering (capped).
+
+    The pages are walked in step and re-aligned after each difference within
+    a window of lines, so the work stays linear in the page's size however
+    many lines differ (a full diff of two long, very different pages is not).
+    """
+    found = i = j = 0
+    while True:
+        while i < len(shown) and j < len(wanted) and shown[i] == wanted[j]:
+            i += 1
+            j += 1
+        if i == len(shown) and j == len(wanted):
+            return
+        if found == _MAX_PAGE_FINDINGS:
+            check.add(
+                FindingKind.PAGE_MISMATCH,
+                "page",
+                f"more differences follow after line {i + 1}; the first {found} are listed",
             )
-        elif tag == "delete":
-            reason = (
-                f"the visible page shows {_short(_joined(shown[i1:i2]))}, which the "
-                "embedded report does not render"
-            )
-        else:
-            page_text, report_text = _excerpts(_joined(shown[i1:i2]), _joined(wanted[j1:j2]))
-            reason = (
-                f"the visible page differs from the embedded report: it shows "
-                f"{page_text}, the report renders {report_text}"
-            )
-        check.add(FindingKind.PAGE_MISMATCH, f"page line {line}", reason, line=line)
-    if len(changes) > _MAX_PAGE_FINDINGS:
-        check.add(
-            FindingKind.PAGE_MISMATCH,
-            "page",
-            f"{len(changes) - _MAX_PAGE_FINDINGS} more differing runs of lines not listed",
+            return
+        i2, j2 = _realign(shown, wanted, i, j)
+        _page_finding(check, shown[i:i2], wanted[j:j2], min(i, max(len(shown) - 1, 0)) + 1)
+        found += 1
+        i, j = i2, j2
+
+
+def _realign(shown: list[str], wanted: list[str], i: int, j: int) -> tuple[int, int]:
+    """Where the two pages agree again after differing at ``i`` and ``j``."""
+    matcher = difflib.SequenceMatcher(
+        None, shown[i : i + _PAGE_WINDOW], wanted[j : j + _PAGE_WINDOW], autojunk=False
+    )
+    block = matcher.get_matching_blocks()[0]
+    if block.size:
+        return i + block.a, j + block.b
+    # Nothing agrees within the window: report it whole and go on after it.
+    return min(i + _PAGE_WINDOW, len(shown)), min(j + _PAGE_WINDOW, len(wanted))
+
+
+def _page_finding(check: _Checker, shown: list[str], wanted: list[str], line: int) -> None:
+    if not shown:
+        reason = (
+            f"the visible page lacks {_short(_joined(wanted))}, which the embedded report "
+            "renders here"
         )
+    elif not wanted:
+        reason = (
+            f"the visible page shows {_short(_joined(shown))}, which the embedded report "
+            "does not render"
+        )
+    else:
+        page_text, report_text = _excerpts(_joined(shown), _joined(wanted))
+        reason = (
+            f"the visible page differs from the embedded report: it shows {page_text}, "
+            f"the report renders {report_text}"
+        )
+    check.add(FindingKind.PAGE_MISMATCH, f"page line {line}", reason, line=line)
 
 
 def _excerpts(shown: str, wanted: str, context: int = 24) -> tuple[str, str]:
