@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import logging
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from joserfc.jwk import RSAKey
 
-from semreport import ConfigurationError, Unauthenticated
+from semreport import Unauthenticated
 from semreport.http import OIDCAuthenticator
+from semreport.http._errors import ServiceUnavailable
 from semreport.http.testing import LocalIdentityProvider, serve_jwks
 
 
@@ -19,6 +24,15 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+@pytest.fixture(autouse=True)
+def _no_fetch_outlives_its_test() -> Iterator[None]:
+    """Join the background JWKS fetches, so none logs into the next test."""
+    yield
+    for thread in threading.enumerate():
+        if thread.name == "semreport-jwks":
+            thread.join(10.0)
 
 
 @pytest.fixture
@@ -31,9 +45,7 @@ def idp(clock: Clock) -> LocalIdentityProvider:
     return LocalIdentityProvider(clock=clock)
 
 
-def _auth(
-    idp: LocalIdentityProvider, jwks: str, clock: Clock, **options: float
-) -> OIDCAuthenticator:
+def _auth(idp: LocalIdentityProvider, jwks: str, clock: Clock, **options: Any) -> OIDCAuthenticator:
     return OIDCAuthenticator(
         issuer=idp.issuer, audience=idp.audience, jwks=jwks, clock=clock, **options
     )
@@ -50,12 +62,23 @@ class TestJwksFile:
         auth = _auth(idp, str(path), clock)
         assert auth.authenticate(idp.token("alice")).subject == "alice"
 
-    def test_a_missing_file_is_a_configuration_error(
-        self, idp: LocalIdentityProvider, clock: Clock, tmp_path: Path
+    def test_a_missing_file_is_unavailable_and_logged(
+        self,
+        idp: LocalIdentityProvider,
+        clock: Clock,
+        tmp_path: Path,
+        caplog: pytest.LogCaptureFixture,
     ) -> None:
-        auth = _auth(idp, str(tmp_path / "absent.json"), clock)
-        with pytest.raises(ConfigurationError, match="cannot load the JWKS"):
+        path = tmp_path / "absent.json"
+        auth = _auth(idp, str(path), clock)
+        with (
+            caplog.at_level(logging.WARNING, "semreport.http.auth"),
+            pytest.raises(ServiceUnavailable) as raised,
+        ):
             auth.authenticate(idp.token())
+        # The operator's log names the file; the caller's answer does not.
+        assert str(path) in caplog.text
+        assert str(tmp_path) not in str(raised.value)
 
     def test_a_key_without_kid_is_named_by_its_thumbprint(
         self, idp: LocalIdentityProvider, clock: Clock, tmp_path: Path
@@ -70,12 +93,20 @@ class TestJwksFile:
         assert auth.authenticate(token).subject == "alice"
 
     def test_an_oversized_file_is_refused(
-        self, idp: LocalIdentityProvider, clock: Clock, tmp_path: Path
+        self,
+        idp: LocalIdentityProvider,
+        clock: Clock,
+        tmp_path: Path,
+        caplog: pytest.LogCaptureFixture,
     ) -> None:
         path = tmp_path / "jwks.json"
         path.write_text(json.dumps({"keys": [], "pad": "x" * (1024 * 1024)}))
-        with pytest.raises(ConfigurationError, match="larger"):
+        with (
+            caplog.at_level(logging.WARNING, "semreport.http.auth"),
+            pytest.raises(ServiceUnavailable),
+        ):
             _auth(idp, str(path), clock).keys()
+        assert "larger than 1 MiB" in caplog.text
 
 
 class TestJwksUrl:
@@ -90,7 +121,9 @@ class TestJwksUrl:
                 assert auth.authenticate(idp.token()).subject == "alice"
             assert hits[0] == 1
             clock.now += 301
+            # Served from the cache; the refresh it starts runs in the background.
             auth.authenticate(idp.token())
+            auth.keys(refresh=True)  # waits for that refresh (and starts none)
             assert hits[0] == 2
 
     def test_an_unknown_kid_refetches_at_most_once_per_interval(
@@ -125,19 +158,37 @@ class TestJwksUrl:
         clock.now += 60
         assert auth.authenticate(idp.token()).subject == "alice"
 
-    def test_an_unreachable_provider_without_cache_is_a_configuration_error(
+    def test_an_unreachable_provider_without_cache_is_unavailable(
         self, idp: LocalIdentityProvider, clock: Clock
     ) -> None:
         with serve_jwks(idp.jwks()) as (url, _):
             pass
         auth = _auth(idp, url, clock, timeout=1)
-        with pytest.raises(ConfigurationError):
+        with pytest.raises(ServiceUnavailable) as raised:
             auth.authenticate(idp.token())
+        assert url not in str(raised.value)
 
-    def test_a_non_json_answer_is_a_configuration_error(
-        self, idp: LocalIdentityProvider, clock: Clock
+    def test_a_non_json_answer_is_unavailable_and_logged(
+        self, idp: LocalIdentityProvider, clock: Clock, caplog: pytest.LogCaptureFixture
     ) -> None:
         with serve_jwks({"not": "a jwks"}) as (url, _):
             auth = _auth(idp, url, clock)
-            with pytest.raises(ConfigurationError, match="keys"):
+            with (
+                caplog.at_level(logging.WARNING, "semreport.http.auth"),
+                pytest.raises(ServiceUnavailable),
+            ):
                 auth.authenticate(idp.token())
+        assert "'keys' list" in caplog.text
+        assert url in caplog.text
+
+    def test_an_oversized_answer_is_refused(
+        self, idp: LocalIdentityProvider, clock: Clock, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        with serve_jwks({"keys": [], "pad": "x" * (1024 * 1024)}) as (url, _):
+            auth = _auth(idp, url, clock)
+            with (
+                caplog.at_level(logging.WARNING, "semreport.http.auth"),
+                pytest.raises(ServiceUnavailable),
+            ):
+                auth.authenticate(idp.token())
+        assert "larger than 1 MiB" in caplog.text

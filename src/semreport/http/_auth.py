@@ -4,24 +4,33 @@ from __future__ import annotations
 
 import hmac
 import json
+import logging
+import math
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 from joserfc import jws, jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
 from semreport.domain import ConfigurationError, Principal, Role, Unauthenticated
+from semreport.http._errors import ServiceUnavailable
 
 __all__ = [
     "ASYMMETRIC_ALGORITHMS",
     "OIDCAuthenticator",
     "StaticTokenAuthenticator",
 ]
+
+logger = logging.getLogger("semreport.http.auth")
+
+# Reads a JWKS document: given its URL (or file path) and a timeout, returns its bytes.
+_Fetcher: TypeAlias = Callable[[str, float], bytes]
 
 ASYMMETRIC_ALGORITHMS: Final[tuple[str, ...]] = (
     "RS256",
@@ -40,6 +49,13 @@ ASYMMETRIC_ALGORITHMS: Final[tuple[str, ...]] = (
 _SYMMETRIC: Final = frozenset({"HS256", "HS384", "HS512"})
 _MAX_TOKEN: Final = 16 * 1024
 _MAX_JWKS: Final = 1024 * 1024
+_CHUNK: Final = 64 * 1024
+# What a client is told when no keys are cached: deliberately no URL, host or
+# path (those go to the log), so an error page never maps the internal network.
+_NO_KEYS: Final = (
+    "the identity provider's signing keys are not available at the moment, "
+    "so no token can be verified; try again later"
+)
 
 
 class StaticTokenAuthenticator:
@@ -92,6 +108,26 @@ class OIDCAuthenticator:
     unless HMAC is explicitly allowed, so a public key can never be used as
     an HMAC secret.
 
+    Keys read from a URL or a file are cached and survive a slow or hostile
+    identity provider:
+
+    * at most one fetch runs at a time, on a background thread. A token
+      signed by a cached key never waits for it, even when the cache is
+      older than ``cache_seconds`` and the fetch is the refresh it started;
+    * only a request that cannot be served without new keys (none cached
+      yet, or a ``kid`` the cached set does not list) waits for the fetch in
+      flight, at most ``timeout`` seconds, and every such request shares
+      that one fetch;
+    * fetches start at most once every ``min_refresh_seconds``, counted from
+      the last attempt whether it succeeded or not, so neither unknown
+      ``kid`` values nor a provider that is down can make the service fetch
+      more often; in between, a token whose key is not cached is refused as
+      unauthenticated without fetching;
+    * a failed fetch keeps the keys already cached (and is logged, naming
+      the source); with no keys cached, verification raises
+      ``ServiceUnavailable`` (code ``SERVICE_UNAVAILABLE``, HTTP 503), whose message
+      names no URL, host or path.
+
     Args:
         issuer: The expected ``iss`` claim.
         audience: The expected ``aud`` claim (the token's ``aud`` may be a
@@ -108,11 +144,23 @@ class OIDCAuthenticator:
             ``operator`` are always understood.
         subject_claim: The claim naming the caller.
         leeway: Seconds of clock skew tolerated for ``exp`` and ``nbf``.
-        cache_seconds: How long keys fetched from a URL are reused.
-        min_refresh_seconds: The least time between two fetches, so unknown
-            ``kid`` values cannot make the service hammer the provider.
-        timeout: Seconds allowed for fetching the JWKS.
+        cache_seconds: How long fetched keys are used before a background
+            refresh is started (default 300).
+        min_refresh_seconds: The least time between the starts of two
+            fetches (default 30), so unknown ``kid`` values and an
+            unreachable provider cannot make the service hammer it.
+        timeout: Seconds a fetch may take, and the longest a request waits
+            for one (default 5).
         clock: Returns the current time in seconds (tests pass their own).
+        fetcher: Reads the JWKS document from ``jwks`` (a URL or file path)
+            within a timeout and returns its bytes; the default uses urllib
+            for URLs and reads anything else as a file. Give your own to use
+            another HTTP client, or in tests.
+
+    Raises:
+        ConfigurationError: a setting is out of range (no issuer or
+            audience, no algorithm or ``none``, a negative interval, a
+            timeout that is not positive, an unusable JWKS mapping).
     """
 
     def __init__(
@@ -132,12 +180,16 @@ class OIDCAuthenticator:
         min_refresh_seconds: float = 30.0,
         timeout: float = 5.0,
         clock: Callable[[], float] = time.time,
+        fetcher: Callable[[str, float], bytes] | None = None,
     ) -> None:
         if not issuer or not audience:
             raise ConfigurationError("OIDCAuthenticator needs an issuer and an audience")
         algorithms = tuple(algorithms)
         if not algorithms or "none" in {a.lower() for a in algorithms}:
             raise ConfigurationError("allowed algorithms must be non-empty and exclude 'none'")
+        _check_seconds("cache_seconds", cache_seconds, positive=False)
+        _check_seconds("min_refresh_seconds", min_refresh_seconds, positive=False)
+        _check_seconds("timeout", timeout, positive=True)
         self._issuer = issuer
         self._audience = audience
         self._algorithms = algorithms
@@ -154,67 +206,136 @@ class OIDCAuthenticator:
         self._cache_seconds = cache_seconds
         self._min_refresh = min_refresh_seconds
         self._timeout = timeout
+        self._fetcher: _Fetcher = fetcher if fetcher is not None else _read_jwks
+        # Guards the four fields below; never held while fetching or waiting.
         self._lock = threading.Lock()
-        self._source: str | Path | None
+        self._source: str | None
         if isinstance(jwks, Mapping):
             self._source = None
             self._keys: KeySet | None = _key_set(jwks)
         else:
-            self._source = jwks
+            self._source = str(jwks)
             self._keys = None
-        self._fetched_at = float("-inf")
+        self._fetched_at = -math.inf  # when the cached keys were fetched
+        self._attempted_at = -math.inf  # when the last fetch started, successful or not
+        self._inflight: _Fetch | None = None
 
     def __repr__(self) -> str:
         return f"OIDCAuthenticator(issuer={self._issuer!r}, audience={self._audience!r})"
 
     # -- keys ------------------------------------------------------------------------
 
-    def _load(self) -> KeySet:
-        source = self._source
-        assert source is not None
-        text: bytes
-        try:
-            if isinstance(source, str) and source.startswith(("https://", "http://")):
-                request = urllib.request.Request(  # noqa: S310 - the scheme is checked above
-                    source, headers={"Accept": "application/json"}
-                )
-                with urllib.request.urlopen(request, timeout=self._timeout) as response:  # noqa: S310
-                    text = response.read(_MAX_JWKS + 1)
-            else:
-                text = Path(source).read_bytes()
-            if len(text) > _MAX_JWKS:
-                raise ValueError("the JWKS is larger than 1 MiB")
-            return _key_set(json.loads(text))
-        except (OSError, ValueError, ConfigurationError) as exc:
-            raise ConfigurationError(f"cannot load the JWKS from {source}: {exc}") from exc
-
     def keys(self, *, refresh: bool = False) -> KeySet:
-        """Return the JWKS, fetching it when the cache is stale (or ``refresh`` asks).
+        """Return the cached JWKS, fetching it only when it must.
 
-        A refresh is skipped when the last fetch is younger than
-        ``min_refresh_seconds``.
+        Cached keys are returned at once; when they are older than
+        ``cache_seconds`` a background refresh is started first. With no
+        keys cached, or when ``refresh`` asks for newer ones, this waits (at
+        most ``timeout`` seconds) for the fetch in flight, starting one
+        unless the last fetch started less than ``min_refresh_seconds`` ago.
 
         Raises:
-            ConfigurationError: the JWKS cannot be fetched or parsed and no
-                earlier copy is cached.
+            ServiceUnavailable: no keys are cached and none could be fetched
+                (the message names no URL or path; the log does).
         """
         if self._source is None:
             assert self._keys is not None
             return self._keys
+        keys = self._current_keys(need_new=refresh)
+        if keys is None:
+            raise ServiceUnavailable(_NO_KEYS)
+        return keys
+
+    def _current_keys(self, *, need_new: bool) -> KeySet | None:
         with self._lock:
             now = self._clock()
-            age = now - self._fetched_at
-            stale = self._keys is None or age >= self._cache_seconds
-            if (stale or refresh) and age >= self._min_refresh:
-                try:
-                    self._keys = self._load()
-                except ConfigurationError:
-                    if self._keys is None:
-                        raise
-                    # Keep serving the keys we have while the provider is unreachable.
-                self._fetched_at = now
-            assert self._keys is not None
+            keys = self._keys
+            fetch = self._inflight
+            started = False
+            if fetch is None and _passed(now, self._attempted_at, self._min_refresh):
+                stale = _passed(now, self._fetched_at, self._cache_seconds)
+                if keys is None or need_new or stale:
+                    # Decided under the lock, so only one fetch is ever in flight.
+                    fetch = self._inflight = _Fetch()
+                    self._attempted_at = now
+                    started = True
+        if started:
+            assert fetch is not None
+            logger.debug("fetching the JWKS from %s", self._source, extra={"jwks": "start"})
+            threading.Thread(
+                target=self._run_fetch, args=(fetch,), name="semreport-jwks", daemon=True
+            ).start()
+        if fetch is None or (keys is not None and not need_new):
+            # Either no fetch may start yet (the interval has not passed), or the
+            # cached keys will do: a refresh never holds a request it need not.
+            return keys
+        logger.debug(
+            "waiting up to %s s for the JWKS fetch in flight",
+            self._timeout,
+            extra={"jwks": "wait"},
+        )
+        if not fetch.done.wait(self._timeout):
+            logger.warning(
+                "the JWKS fetch from %s has not finished within %s s; answering without it",
+                self._source,
+                self._timeout,
+                extra={"jwks": "gave-up"},
+            )
+        with self._lock:
             return self._keys
+
+    def _run_fetch(self, fetch: _Fetch) -> None:
+        source = self._source
+        assert source is not None
+        keys: KeySet | None = None
+        error: Exception | None = None
+        try:
+            keys = self._load(source)
+        # The fetcher is pluggable, so anything it raises is a failed fetch:
+        # the cached keys stay, and the thread must never die with the slot taken.
+        except Exception as exc:  # noqa: BLE001
+            error = exc
+        finally:
+            with self._lock:
+                if keys is not None:
+                    self._keys = keys
+                    self._fetched_at = self._clock()
+                self._inflight = None
+                cached = self._keys is not None
+            try:
+                # Logged once the outcome is in place and before the waiters
+                # wake, so the log tells the story in the order it happened.
+                self._log_outcome(source, keys, error, cached=cached)
+            finally:
+                fetch.done.set()
+
+    @staticmethod
+    def _log_outcome(
+        source: str, keys: KeySet | None, error: Exception | None, *, cached: bool
+    ) -> None:
+        if keys is not None:
+            logger.info(
+                "fetched the JWKS from %s (%d keys)",
+                source,
+                len(keys.keys),
+                extra={"jwks": "fetched"},
+            )
+        else:
+            logger.warning(
+                "cannot fetch the JWKS from %s: %s; %s",
+                source,
+                error,
+                "keeping the cached keys"
+                if cached
+                else "no keys are cached, so no token can be verified (503)",
+                extra={"jwks": "failed"},
+            )
+
+    def _load(self, source: str) -> KeySet:
+        text = self._fetcher(source, self._timeout)
+        if len(text) > _MAX_JWKS:
+            raise ValueError("the JWKS is larger than 1 MiB")
+        return _key_set(json.loads(text))
 
     # -- tokens ----------------------------------------------------------------------
 
@@ -247,14 +368,15 @@ class OIDCAuthenticator:
         return self._principal(claims)
 
     def _find_key(self, kid: str) -> Any:
-        for refresh in (False, True):
-            keys = self.keys(refresh=refresh)
-            for key in keys.keys:
-                if key.kid == kid:
-                    return key
-            if self._source is None:
-                break
-        raise Unauthenticated("the token was signed by a key the identity provider does not list")
+        key = _lookup(self.keys(), kid)
+        if key is None and self._source is not None:
+            # Perhaps the provider rotated its keys: ask again, within the interval.
+            key = _lookup(self.keys(refresh=True), kid)
+        if key is None:
+            raise Unauthenticated(
+                "the token was signed by a key the identity provider does not list"
+            )
+        return key
 
     def _check_claims(self, claims: dict[str, Any]) -> None:
         registry = jwt.JWTClaimsRegistry(
@@ -285,6 +407,64 @@ class OIDCAuthenticator:
     def _roles(self, claims: Mapping[str, Any]) -> set[Role]:
         names = _strings(_claim(claims, self._roles_claim), "roles")
         return {self._aliases[name] for name in names if name in self._aliases}
+
+
+class _Fetch:
+    """One JWKS fetch in flight; every request that needs new keys waits on it."""
+
+    __slots__ = ("done",)
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+
+
+def _passed(now: float, then: float, seconds: float) -> bool:
+    # A clock stepped back (an NTP correction) counts as time passed: it must
+    # not freeze the keys, or keep a service without keys answering 503.
+    return not 0 <= now - then < seconds
+
+
+def _check_seconds(name: str, value: float, *, positive: bool) -> None:
+    if math.isnan(value) or value < 0:
+        raise ConfigurationError(f"{name} must be a number of seconds, at least 0")
+    if positive and (value == 0 or math.isinf(value)):
+        raise ConfigurationError(f"{name} must be a positive, finite number of seconds")
+
+
+def _read_jwks(source: str, timeout: float) -> bytes:
+    """The default fetcher: an HTTP(S) GET bounded in total time, or a file read."""
+    if not source.startswith(("https://", "http://")):
+        with Path(source).open("rb") as file:
+            return file.read(_MAX_JWKS + 1)
+    # The socket timeout bounds each read; the deadline bounds them all, so a
+    # provider dripping one byte at a time cannot hold the one fetch slot for ever.
+    deadline = time.monotonic() + timeout
+    request = urllib.request.Request(  # noqa: S310 - the scheme is checked above
+        source, headers={"Accept": "application/json"}
+    )
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        response = urllib.request.urlopen(request, timeout=timeout)  # noqa: S310
+    except urllib.error.HTTPError as exc:
+        exc.close()  # an error status still holds its connection open
+        raise
+    with response:
+        while chunk := response.read1(_CHUNK):
+            size += len(chunk)
+            if size > _MAX_JWKS:
+                raise ValueError("the JWKS is larger than 1 MiB")
+            chunks.append(chunk)
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the JWKS took longer than {timeout} s to arrive")
+    return b"".join(chunks)
+
+
+def _lookup(keys: KeySet, kid: str) -> Any:
+    for key in keys.keys:
+        if key.kid == kid:
+            return key
+    return None
 
 
 def _is_text(value: object) -> bool:
