@@ -83,6 +83,28 @@ def pg_schema(pg_schemas: SchemaFactory) -> Iterator[str]:
     drop_schema(name)
 
 
+def alter_stored(schema: str, table: str, where: str, params: tuple[Any, ...], change: Any) -> None:
+    """Rewrite one row's stored record behind the adapter, as a person with access could.
+
+    The append-only trigger is switched off for this one transaction (the table's
+    owner may), and ``change`` receives the stored JSON text.
+    """
+    trigger = f"{table}_append_only"
+    with admin_connect() as conn, conn.transaction():
+        target = sql.Identifier(schema, table)
+        conn.execute(
+            sql.SQL("ALTER TABLE {} DISABLE TRIGGER {}").format(target, sql.Identifier(trigger))
+        )
+        query = sql.SQL("SELECT record::text FROM {} WHERE " + where).format(target)
+        row = conn.execute(query, params).fetchone()
+        assert row is not None
+        update = sql.SQL("UPDATE {} SET record = %s::json WHERE " + where).format(target)
+        conn.execute(update, (change(row[0]), *params))
+        conn.execute(
+            sql.SQL("ALTER TABLE {} ENABLE TRIGGER {}").format(target, sql.Identifier(trigger))
+        )
+
+
 def open_pg(schema: str, url: str | None = None, **options: Any) -> PostgresStorage:
     """Open the adapter on the test server in ``schema``."""
     return open_postgres(url or POSTGRES_URL, schema=schema, **options)

@@ -511,8 +511,9 @@ class TestTamperedStores:
         store.record(decisions(1))
         _execute(
             pg_schema,
-            "INSERT INTO {s}.decisions (project_id, sequence, id, recorded_at, record)"
-            " VALUES ('p-1', 2, 'sneaky', now(), '{{}}')",
+            "INSERT INTO {s}.decisions"
+            " (project_id, sequence, id, recorded_at, record, record_sha256)"
+            " VALUES ('p-1', 2, 'sneaky', now(), '{{}}', '')",
         )
         with pytest.raises(CorruptStorage, match="written without semreport's locks"):
             store.record(decisions(1, start=5))
@@ -525,10 +526,11 @@ class TestTamperedStores:
         store = open_pg(pg_schema)
         _execute(
             pg_schema,
-            "INSERT INTO {s}.decisions (project_id, sequence, id, recorded_at, record)"
-            """ VALUES ('p-1', 1, 'odd', now(), '{{"id": "odd"}}')""",
+            "INSERT INTO {s}.decisions"
+            " (project_id, sequence, id, recorded_at, record, record_sha256)"
+            """ VALUES ('p-1', 1, 'odd', now(), '{{"id": "odd"}}', '')""",
         )
-        with pytest.raises(CorruptStorage, match="does not decode"):
+        with pytest.raises(CorruptStorage, match=r"'p-1' \(decision 'odd', sequence 1\) does not"):
             store.get("p-1", "odd")
         store.close()
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from pg_support import POSTGRES_URL, SchemaFactory, pg_marks
+from pg_support import POSTGRES_URL, SchemaFactory, alter_stored, pg_marks
 
+from semreport.domain import Storage
 from semreport.storage.postgres import PostgresStorage, open_postgres
 from semreport.testing import PersistentStorageConformance
 
@@ -24,3 +26,16 @@ class TestPostgresConformance(PersistentStorageConformance):
         return open_postgres(
             POSTGRES_URL, schema=f"{self._prefix}_{name}", clock=clock, pool_min_size=1
         )
+
+    def alter_stored_decision(
+        self, storage: Storage, project_id: str, sequence: int, change: Callable[[str], str]
+    ) -> None:
+        assert isinstance(storage, PostgresStorage)
+        where = "project_id = %s AND sequence = %s"
+        alter_stored(storage.schema, "decisions", where, (project_id, sequence), change)
+
+    def alter_stored_session(
+        self, storage: Storage, session_id: str, change: Callable[[str], str]
+    ) -> None:
+        assert isinstance(storage, PostgresStorage)
+        alter_stored(storage.schema, "sessions", "id = %s", (session_id,), change)

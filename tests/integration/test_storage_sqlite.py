@@ -7,6 +7,7 @@ import multiprocessing
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 
 import semreport
+from semreport.canonical import record_sha256
 from semreport.domain import (
     ConfigurationError,
     CorruptStorage,
@@ -21,6 +23,7 @@ from semreport.domain import (
     DecisionAlreadyRecorded,
     IncompatibleSchema,
     InvalidRequest,
+    Storage,
     StorageError,
 )
 from semreport.storage import open_storage
@@ -35,6 +38,7 @@ from semreport.storage.sqlite import (
     open_sqlite,
 )
 from semreport.testing import PersistentStorageConformance, StorageConformance
+from semreport.testing.conformance import poked
 
 
 def _decision(decision_id: str, project_id: str = "p-1") -> Decision:
@@ -58,14 +62,52 @@ def _digest(path: Path) -> dict[str, str]:
     return out
 
 
-class TestSQLiteConformance(PersistentStorageConformance):
+def _alter_row(
+    conn: sqlite3.Connection, table: str, key: str, params: tuple[Any, ...], change: Any
+) -> None:
+    """Rewrite one row's stored text through a connection of its own, as a person could."""
+    (body,) = conn.execute(f"SELECT body FROM {table} WHERE {key}", params).fetchone()
+    conn.execute(f"UPDATE {table} SET body = ? WHERE {key}", (change(body), *params))
+
+
+class _SQLiteTampering:
+    """The tamper hooks: the file is edited with SQL, outside the adapter's connection."""
+
+    @staticmethod
+    def _connection(storage: Storage) -> sqlite3.Connection:
+        assert isinstance(storage, SQLiteStorage)
+        if storage.path == ":memory:":
+            # A private in-memory database has no other way in than its own connection.
+            return storage._conn
+        return sqlite3.connect(storage.path, isolation_level=None)
+
+    def alter_stored_decision(
+        self, storage: Storage, project_id: str, sequence: int, change: Callable[[str], str]
+    ) -> None:
+        conn = self._connection(storage)
+        _alter_row(
+            conn, "decisions", "project_id = ? AND sequence = ?", (project_id, sequence), change
+        )
+        if conn is not getattr(storage, "_conn", None):
+            conn.close()
+
+    def alter_stored_session(
+        self, storage: Storage, session_id: str, change: Callable[[str], str]
+    ) -> None:
+        conn = self._connection(storage)
+        _alter_row(conn, "sessions", "id = ?", (session_id,), change)
+        if conn is not getattr(storage, "_conn", None):
+            conn.close()
+
+
+class TestSQLiteConformance(_SQLiteTampering, PersistentStorageConformance):
     """``sqlite://`` keeps every storage rule, on a file per storage name."""
 
     def open_storage(self, name: str, clock: Any) -> SQLiteStorage:
         return open_sqlite(_url(self.tmp_path / f"{name}.db"), clock=clock)
 
 
-class TestSQLiteInMemoryConformance(StorageConformance):
+class TestSQLiteInMemoryConformance(_SQLiteTampering, StorageConformance):
     """``sqlite:///:memory:`` keeps the non-persistent rules."""
 
     def open_storage(self, name: str, clock: Any) -> SQLiteStorage:
@@ -199,6 +241,10 @@ class TestMigration:
         store.record_sessions([])  # the sessions table exists now
         assert list(store.sessions("p-1")) == []
         store.close()
+        with sqlite3.connect(path) as conn:
+            (sha256,) = conn.execute("SELECT sha256 FROM decisions WHERE id = 'a'").fetchone()
+        conn.close()
+        assert sha256 == record_sha256(kept)
 
     def test_a_failing_migration_leaves_the_old_version(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -211,9 +257,12 @@ class TestMigration:
             apply_migrations(conn, 0, 1)
             conn.execute("COMMIT")
         conn.close()
-        broken = (*MIGRATIONS, module.Migration(3, "broken", ("CREATE TABLE oops (",)))
+        broken = (
+            *MIGRATIONS,
+            module.Migration(SCHEMA_VERSION + 1, "broken", ("CREATE TABLE oops (",)),
+        )
         monkeypatch.setattr(module, "MIGRATIONS", broken)
-        monkeypatch.setattr(module, "SCHEMA_VERSION", 3)
+        monkeypatch.setattr(module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
         with pytest.raises(StorageError):
             open_sqlite(_url(path))
         with sqlite3.connect(path) as conn:
@@ -275,12 +324,14 @@ class TestRefusedFiles:
         conn.close()
         self._assert_refused(path, IncompatibleSchema, "0x4d2")
 
-    def test_an_empty_sqlite_file_is_initialised(self, tmp_path: Path) -> None:
+    def test_an_empty_file_is_refused_not_reset(self, tmp_path: Path) -> None:
+        # A 0-byte file is a truncated database or someone else's: never silently reset.
         path = tmp_path / "empty.db"
         path.touch()
-        store = open_sqlite(_url(path))
-        assert store.schema_version == SCHEMA_VERSION
-        store.close()
+        self._assert_refused(path, CorruptStorage, "empty file")
+        with pytest.raises(CorruptStorage, match="empty file"):
+            open_sqlite(_url(path), create=False)
+        assert path.stat().st_size == 0
 
     def test_a_corrupt_row_is_corrupt_storage(self, tmp_path: Path) -> None:
         path = tmp_path / "x.db"
@@ -289,7 +340,7 @@ class TestRefusedFiles:
         with sqlite3.connect(path) as conn:
             conn.execute("UPDATE decisions SET body = '{\"id\": 3}'")
         conn.close()
-        with pytest.raises(CorruptStorage, match="does not decode"):
+        with pytest.raises(CorruptStorage, match=r"'p-1' \(decision 'a', sequence 1\) does not"):
             store.get("p-1", "a")
         store.close()
 
@@ -508,9 +559,10 @@ class TestFacade:
     def test_lone_surrogates_are_invalid_input(self, tmp_path: Path) -> None:
         sr = semreport.open(_url(tmp_path / "x.db"))
         kept = sr.record([_decision("kept")])
-        # Plain text fields built in code reach the adapter, which refuses them.
-        with pytest.raises(InvalidRequest, match="Unicode"):
-            sr.record([_decision("a"), Decision("b", "p-1", "T", "S", "a", rationale="\ud800")])
+        # A decision altered after construction reaches the adapter, which refuses it.
+        altered = poked(Decision("b", "p-1", "T", "S", "a"), rationale="\ud800")
+        with pytest.raises(InvalidRequest, match="surrogate"):
+            sr.storage.record([_decision("a"), altered])
         # Validated fields refuse them on construction, and the wire form everywhere.
         with pytest.raises(ValueError, match="surrogate"):
             Decision("b", "p-1", "T\ud800", "S", "a")

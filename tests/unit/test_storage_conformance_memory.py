@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from semreport.domain import Storage
 from semreport.storage.memory import MemoryStorage
 from semreport.testing import StorageConformance
 
@@ -13,6 +15,25 @@ class TestMemoryStorageConformance(StorageConformance):
 
     def open_storage(self, name: str, clock: Any) -> MemoryStorage:
         return MemoryStorage(clock=clock)
+
+    # The memory adapter keeps its rows in lists and dicts: altering one is what a
+    # stray reference or a debugger could do to them.
+
+    def alter_stored_decision(
+        self, storage: Storage, project_id: str, sequence: int, change: Callable[[str], str]
+    ) -> None:
+        assert isinstance(storage, MemoryStorage)
+        rows = storage._log[project_id]
+        row = rows[sequence - 1]
+        rows[sequence - 1] = row._replace(body=change(row.body))
+
+    def alter_stored_session(
+        self, storage: Storage, session_id: str, change: Callable[[str], str]
+    ) -> None:
+        assert isinstance(storage, MemoryStorage)
+        stored = storage._sessions[session_id]
+        row = stored.row._replace(body=change(stored.row.body))
+        storage._sessions[session_id] = stored._replace(row=row)
 
 
 class TestTheSuiteItself:

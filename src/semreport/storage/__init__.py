@@ -6,6 +6,11 @@ register a factory under the entry-point group ``semreport.storage``, named by
 their scheme, or call :func:`register` at run time. A factory takes the URL and
 keyword options and returns a :class:`~semreport.domain.Storage`.
 
+Opening creates the storage if it does not exist (``create=True``, the
+default). ``open_storage(url, create=False)`` opens only what exists: a factory
+that declares a ``create`` parameter (as the built-in ones do) then raises
+:class:`~semreport.StorageNotFound` for a missing store and creates nothing.
+
 Example:
     >>> from semreport.storage import open_storage
     >>> store = open_storage("memory://")
@@ -16,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import importlib
+import inspect
 import threading
 from collections.abc import Callable
 from importlib.metadata import entry_points
@@ -117,18 +123,38 @@ def _factory(scheme: str) -> StorageFactory:
     )
 
 
-def open_storage(url: str, **options: Any) -> Storage:
+def _takes_create(factory: StorageFactory) -> bool:
+    """Whether ``factory`` accepts a ``create`` keyword (by name or through ``**options``)."""
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):  # a callable without a signature: assume it does
+        return True
+    return any(
+        p.kind is inspect.Parameter.VAR_KEYWORD
+        or (p.name == "create" and p.kind is not inspect.Parameter.POSITIONAL_ONLY)
+        for p in parameters
+    )
+
+
+def open_storage(url: str, *, create: bool = True, **options: Any) -> Storage:
     """Open the storage a URL names.
 
     Args:
         url: ``memory://``, ``sqlite:///relative.db``, ``sqlite:////absolute.db``,
             ``postgresql://user@host/db`` or a scheme a plug-in registered.
+        create: Create the storage if it does not exist (the default). With
+            ``False`` a missing store raises :class:`~semreport.StorageNotFound`
+            and nothing is created: what read-only tools want. The factory
+            receives ``create=False``; with ``True`` it is called as before,
+            without the keyword, so older plug-ins keep working.
         **options: Passed to the adapter's factory (e.g. ``clock``).
 
     Raises:
         UnknownStorageScheme: no adapter is registered for the scheme.
         MissingExtra: the adapter needs an extra that is not installed.
-        ConfigurationError: the URL is not a URL at all.
+        ConfigurationError: the URL is not a URL at all, or ``create=False``
+            for an adapter whose factory takes no ``create`` option.
+        StorageNotFound: ``create=False`` and the storage does not exist.
     """
     if "://" not in str(url):
         raise ConfigurationError(
@@ -138,4 +164,12 @@ def open_storage(url: str, **options: Any) -> Storage:
     scheme = urlsplit(url).scheme.lower()
     if not scheme:
         raise ConfigurationError(f"the storage URL {url!r} has no scheme")
-    return _factory(scheme)(url, **options)
+    factory = _factory(scheme)
+    if create:
+        return factory(url, **options)
+    if not _takes_create(factory):
+        raise ConfigurationError(
+            f"the {scheme}:// adapter cannot open a store without creating it "
+            "(its factory takes no 'create' option)"
+        )
+    return factory(url, create=False, **options)

@@ -1,47 +1,84 @@
 """What every storage adapter shares: batch checks, the clock, and the row form.
 
 Persistent adapters store each record as its wire form (JSON text made by
-:mod:`semreport.wire`) beside a few indexed columns; :func:`encode_decision`
-and :func:`decode_decision` (and their session twins) are that row form, so
-that SQLite, PostgreSQL and third-party adapters store the same text and read
-it back the same way. No adapter imports another; they all import this.
+:mod:`semreport.wire`) beside a few indexed columns and a SHA-256; the memory
+adapter keeps the same rows in a list. The functions here are that row form,
+so that every adapter refuses the same input, stores the same text and reads it
+back the same way. No adapter imports another; they all import this.
+
+The row form of a decision:
+
+- ``body``: the decision's wire form as JSON text. When JCS (RFC 8785) writes
+  the record without losing anything (see :func:`decision_row`), the body *is*
+  the record's canonical bytes, the very bytes a report cites;
+  otherwise it is compact JSON that keeps every number's type.
+- ``sha256``: :func:`semreport.canonical.record_sha256` of the decision, the
+  hex digest in the record's citation id ``sha256:...``.
+
+:func:`read_decision` checks that hash on every read: one ``hashlib`` call
+when the body is the canonical bytes, a re-canonicalisation otherwise, and a
+mismatch, an undecodable body or a row that names another record is a
+:class:`~semreport.CorruptStorage` naming the record. Sessions are not cited;
+their rows carry the SHA-256 of the stored body text instead, checked the same
+way (:func:`session_row`, :func:`read_session`).
 """
 
 from __future__ import annotations
 
+import enum
+import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, Final, NamedTuple, TypeVar
 
+import attrs
+
+from semreport.canonical import CanonicalizationError, canonical_record
 from semreport.domain import (
     CorruptStorage,
     Decision,
     DecisionAlreadyRecorded,
+    Evidence,
+    FieldError,
+    FrozenDict,
     InvalidRequest,
     LegacySession,
+    Link,
     SessionAlreadyRecorded,
     StorageError,
 )
-from semreport.wire import converter, to_wire
+from semreport.wire import converter, format_datetime, from_wire, parse_datetime, to_wire
 
 __all__ = [
+    "CheckedDecision",
     "Clock",
+    "DecisionRow",
+    "SessionRow",
     "already_recorded",
     "check_decision_batch",
     "check_session_batch",
+    "checked_decisions",
+    "decision_row",
     "decode_decision",
     "decode_session",
     "encode_decision",
     "encode_session",
     "next_recorded_at",
+    "read_decision",
+    "read_session",
+    "rehash_decision",
     "session_already_recorded",
+    "session_row",
     "sortable_time",
     "utc_now",
 ]
 
 Clock = Callable[[], datetime]
 """Returns the current time; adapters take one so that tests can fix time."""
+
+Loads = Callable[[str | bytes], Any]
+"""A JSON parser (``json.loads``, or a faster one with the same results)."""
 
 T = TypeVar("T")
 
@@ -51,9 +88,26 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+# -- batches -----------------------------------------------------------------------
+
+
+class CheckedDecision(NamedTuple):
+    """A decision of a batch, re-validated, with the wire form it was checked through.
+
+    Attributes:
+        decision: The validated decision (rebuilt from ``wire``).
+        wire: Its wire form; :func:`decision_row` stamps and stores it.
+    """
+
+    decision: Decision
+    wire: dict[str, Any]
+
+
 def _batch(items: Iterable[object], cls: type[T], what: str) -> list[T]:
     if isinstance(items, cls):
         raise InvalidRequest.at("$", f"expected a sequence of {what}, got a single one")
+    if isinstance(items, str | bytes) or not isinstance(items, Iterable):
+        raise InvalidRequest.at("$", f"expected a sequence of {what}")
     batch = list(items)
     for position, item in enumerate(batch):
         if not isinstance(item, cls):
@@ -63,32 +117,61 @@ def _batch(items: Iterable[object], cls: type[T], what: str) -> list[T]:
     return batch  # type: ignore[return-value]
 
 
-def check_decision_batch(decisions: Sequence[Decision]) -> list[Decision]:
-    """Return the batch as a list, refusing non-decisions and ids repeated within it."""
+def checked_decisions(decisions: Sequence[Decision]) -> list[CheckedDecision]:
+    """Check a batch the way every adapter must, before anything is written.
+
+    Each decision is rebuilt from its wire form with every validator of the
+    model, so an object altered after construction (``object.__setattr__``, a
+    poked private field) is refused exactly as its wire form would be: lone
+    surrogates, integers beyond ±(2**53 - 1), non-finite numbers, wrong types.
+    An id repeated within the batch is refused too.
+
+    Raises:
+        InvalidRequest: something is not a decision, or a field is invalid
+            (each with its path, e.g. ``$[2].attributes.cost_eur``).
+        DecisionAlreadyRecorded: an id appears twice in the batch.
+    """
     batch = _batch(decisions, Decision, "decisions")
+    checked = [
+        _check_decision(decision, f"$[{position}]") for position, decision in enumerate(batch)
+    ]
     seen: set[tuple[str, str]] = set()
-    for decision in batch:
-        key = (decision.project_id, decision.id)
+    for item in checked:
+        key = (item.decision.project_id, item.decision.id)
         if key in seen:
             raise DecisionAlreadyRecorded(
-                f"decision {decision.id!r} appears twice in the batch for project "
-                f"{decision.project_id!r}; nothing was recorded"
+                f"decision {item.decision.id!r} appears twice in the batch for project "
+                f"{item.decision.project_id!r}; nothing was recorded"
             )
         seen.add(key)
-    return batch
+    return checked
+
+
+def check_decision_batch(decisions: Sequence[Decision]) -> list[Decision]:
+    """Return the batch as a list of validated decisions (see :func:`checked_decisions`)."""
+    return [item.decision for item in checked_decisions(decisions)]
 
 
 def check_session_batch(sessions: Sequence[LegacySession]) -> list[LegacySession]:
-    """Return the batch as a list, refusing non-sessions and ids repeated within it."""
+    """Return the batch as a list of validated sessions, refusing ids repeated within it.
+
+    Like decisions, each session is rebuilt from its wire form, so that a
+    session altered after construction is refused as its wire form would be.
+
+    Raises:
+        InvalidRequest: something is not a session, or a field is invalid.
+        SessionAlreadyRecorded: an id appears twice in the batch.
+    """
     batch = _batch(sessions, LegacySession, "legacy sessions")
+    checked = [_check_session(session, f"$[{n}]") for n, session in enumerate(batch)]
     seen: set[str] = set()
-    for session in batch:
+    for session in checked:
         if session.id in seen:
             raise SessionAlreadyRecorded(
                 f"session {session.id!r} appears twice in the batch; nothing was recorded"
             )
         seen.add(session.id)
-    return batch
+    return checked
 
 
 def already_recorded(decision: Decision) -> DecisionAlreadyRecorded:
@@ -131,6 +214,201 @@ def sortable_time(value: datetime) -> str:
     )
 
 
+# -- the decision codec --------------------------------------------------------------
+
+_DECISION_FIELDS: Final = tuple(a.name for a in attrs.fields(Decision))
+# The hand-written codec below mirrors the wire converter for the one hot type; if the
+# model gains or loses a field it steps aside for the converter (and for the check
+# that a canonical body loses nothing, which relies on where the numbers are).
+_FAST_CODEC: Final = _DECISION_FIELDS == (
+    "id", "project_id", "title", "statement", "agent", "rationale", "domain", "status",
+    "session_id", "tags", "attributes", "evidence", "links", "elements", "sequence",
+    "recorded_at",
+) and tuple(a.name for a in attrs.fields(Evidence)) == (
+    "kind", "ref", "title", "locator", "quote"
+) and tuple(a.name for a in attrs.fields(Link)) == ("kind", "target")  # fmt: skip
+_COPIED_FIELDS: Final = tuple(n for n in _DECISION_FIELDS if n not in {"sequence", "recorded_at"})
+
+
+_CONTAINERS: Final[tuple[tuple[str, type], ...]] = (
+    ("tags", frozenset),
+    ("elements", frozenset),
+    ("attributes", FrozenDict),
+)
+_ITEMS: Final[tuple[tuple[str, type], ...]] = (("evidence", Evidence), ("links", Link))
+
+
+def _shape_problems(d: Decision) -> list[FieldError]:
+    """Name the fields whose container type is not the model's (poked after construction).
+
+    The wire converter would otherwise read a string as a set of characters.
+    """
+    problems: list[FieldError] = []
+    for name, kind in _CONTAINERS:
+        if not isinstance(getattr(d, name, None), kind):
+            problems.append(FieldError(name, f"expected a {kind.__name__}"))
+    for name, kind in _ITEMS:
+        items = getattr(d, name, None)
+        if not isinstance(items, tuple) or any(type(item) is not kind for item in items):
+            problems.append(FieldError(name, f"expected a tuple of {kind.__name__} objects"))
+    problems.extend(_naive_times(getattr(d, "recorded_at", None), "recorded_at"))
+    return problems
+
+
+def _naive_times(value: object, path: str) -> list[FieldError]:
+    """Name every datetime inside ``value`` (a model, a tuple, a datetime) that is naive.
+
+    The wire form would read a naive time as local time, silently; the models
+    refuse them, and so does every adapter for an object altered after construction.
+    """
+    if isinstance(value, datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            return [FieldError(path, "must be timezone-aware (naive datetimes are refused)")]
+        return []
+    if isinstance(value, tuple):
+        return [p for n, item in enumerate(value) for p in _naive_times(item, f"{path}[{n}]")]
+    if attrs.has(type(value)):
+        return [
+            p
+            for field in attrs.fields(type(value))
+            for p in _naive_times(getattr(value, field.name, None), f"{path}.{field.name}")
+        ]
+    return []
+
+
+def _plain(value: Any) -> Any:
+    """An enumeration member's value (JCS's fast path takes only exact ``str``); else ``value``."""
+    return value.value if isinstance(value, enum.Enum) else value
+
+
+def _decision_wire(d: Decision) -> dict[str, Any]:
+    """Return ``to_wire(d)``, several times faster for a decision of the usual shape."""
+    if not _FAST_CODEC:  # pragma: no cover - only when the model changed
+        wire: dict[str, Any] = to_wire(d)
+        return wire
+    # Enumeration members are str subclasses, equal to their values; the attributes'
+    # private dict is already in sorted key order.
+    return {
+        "id": d.id,
+        "project_id": d.project_id,
+        "title": d.title,
+        "statement": d.statement,
+        "agent": d.agent,
+        "rationale": d.rationale,
+        "domain": _plain(d.domain),
+        "status": _plain(d.status),
+        "session_id": d.session_id,
+        "tags": sorted(d.tags),
+        "attributes": dict(d.attributes._data),
+        "evidence": [
+            {"kind": _plain(e.kind), "ref": e.ref, "title": e.title, "locator": e.locator,
+             "quote": e.quote}
+            for e in d.evidence
+        ],
+        "links": [{"kind": _plain(link.kind), "target": link.target} for link in d.links],
+        "elements": sorted(d.elements),
+        "sequence": d.sequence,
+        "recorded_at": None if d.recorded_at is None else format_datetime(d.recorded_at),
+    }  # fmt: skip
+
+
+def _structure_decision(wire: Any) -> Decision:
+    """Build a decision from its wire form with every validator of the model.
+
+    The direct constructor is several times faster than the converter; anything
+    it does not take goes through the converter, which raises naming the field.
+    """
+    if _FAST_CODEC and type(wire) is dict and len(wire) == len(_DECISION_FIELDS):
+        try:
+            at = wire["recorded_at"]
+            fields = {
+                **wire,
+                "evidence": [Evidence(**e) for e in wire["evidence"]],
+                "links": [Link(**link) for link in wire["links"]],
+                "recorded_at": None if at is None else parse_datetime(at),
+            }
+            return Decision(**fields)
+        except Exception:  # noqa: BLE001, S110 - the converter below names the problem
+            pass
+    decision: Decision = converter.structure(wire, Decision)
+    return decision
+
+
+def _check_decision(decision: Decision, path: str) -> CheckedDecision:
+    shape = _shape_problems(decision)
+    if shape:
+        raise InvalidRequest(FieldError(f"{path}.{p.path}", p.message) for p in shape)
+    try:
+        wire = _decision_wire(decision)
+    except Exception:  # noqa: BLE001 - a decision altered into something unwritable
+        raise InvalidRequest.at(path, "the decision's fields do not form a wire form") from None
+    try:
+        decision = _structure_decision(wire)
+    except Exception:  # noqa: BLE001 - from_wire lists every bad field with its path
+        decision = from_wire(wire, Decision, path=path)  # raises InvalidRequest
+    return CheckedDecision(decision, wire)
+
+
+def _stamped(decision: Decision, sequence: int, recorded_at: datetime) -> Decision:
+    """Return ``decision.recorded(sequence, recorded_at)`` without re-validating every field.
+
+    The decision was validated by :func:`checked_decisions` and ``recorded_at``
+    comes from :func:`next_recorded_at` (aware, UTC), so copying the slots is
+    equivalent and several times faster.
+    """
+    if not _FAST_CODEC:  # pragma: no cover - only when the model changed
+        return decision.recorded(sequence, recorded_at)
+    new = object.__new__(Decision)
+    for name in _COPIED_FIELDS:
+        object.__setattr__(new, name, getattr(decision, name))
+    object.__setattr__(new, "sequence", sequence)
+    object.__setattr__(new, "recorded_at", recorded_at)
+    return new
+
+
+class DecisionRow(NamedTuple):
+    """What an adapter stores for one recorded decision.
+
+    Attributes:
+        decision: The recorded decision (what ``record`` returns and reads give back).
+        body: Its stored JSON text.
+        sha256: Its citation hash, :func:`semreport.canonical.record_sha256`.
+    """
+
+    decision: Decision
+    body: str
+    sha256: str
+
+
+def _canonical_is_lossless(wire: dict[str, Any]) -> bool:
+    """Whether parsing the JCS bytes of ``wire`` gives back ``wire`` with every type kept.
+
+    JCS writes a whole-number float (``60.0``) as an integer (``60``); it is
+    the only change of type, and in a decision only ``attributes`` hold floats.
+    Strings, integers, other floats, booleans and nulls parse back as they were
+    (JCS writes each float as the shortest text that round-trips).
+    """
+    if not _FAST_CODEC:  # pragma: no cover - only when the model changed
+        return False
+    return not any(type(v) is float and v.is_integer() for v in wire["attributes"].values())
+
+
+def decision_row(checked: CheckedDecision, sequence: int, recorded_at: datetime) -> DecisionRow:
+    """Stamp a checked decision with its ``sequence`` and ``recorded_at`` and build its row.
+
+    Raises:
+        InvalidRequest: the decision cannot be canonicalised (a validated one always can).
+    """
+    wire = {**checked.wire, "sequence": sequence, "recorded_at": format_datetime(recorded_at)}
+    decision = _stamped(checked.decision, sequence, recorded_at)
+    try:
+        canonical = canonical_record(wire)
+    except CanonicalizationError as exc:  # pragma: no cover - the checks refuse it first
+        raise InvalidRequest.at("$", f"the decision cannot be canonicalised: {exc}") from None
+    body = canonical.decode() if _canonical_is_lossless(wire) else _dumps(wire, "decision")
+    return DecisionRow(decision, body, hashlib.sha256(canonical).hexdigest())
+
+
 def _dumps(data: Any, what: str) -> str:
     # ensure_ascii=False keeps text compact; allow_nan=False is a last guard (the
     # models already refuse non-finite numbers).
@@ -145,24 +423,176 @@ def _dumps(data: Any, what: str) -> str:
     return text
 
 
+def _record_name(project_id: str, sequence: int | None, decision_id: str | None) -> str:
+    parts = []
+    if decision_id is not None:
+        parts.append(f"decision {decision_id!r}")
+    if sequence is not None:
+        parts.append(f"sequence {sequence}")
+    return f"the stored record of project {project_id!r} ({', '.join(parts)})"
+
+
+def read_decision(
+    body: str | bytes,
+    sha256: object,
+    *,
+    project_id: str,
+    sequence: int | None = None,
+    decision_id: str | None = None,
+    loads: Loads = json.loads,
+) -> Decision:
+    """Rebuild a stored decision, checking it against its citation hash.
+
+    Args:
+        body: The stored JSON text (:attr:`DecisionRow.body`).
+        sha256: The stored hash (:attr:`DecisionRow.sha256`).
+        project_id: The project the row was read for.
+        sequence: The sequence the row was read at, when known.
+        decision_id: The id the row was looked up by, when known.
+        loads: The JSON parser.
+
+    Returns:
+        The decision, exactly as it was recorded.
+
+    Raises:
+        CorruptStorage: the body does not decode, does not hash to ``sha256``,
+            or is another record than the one asked for; the message names
+            the project and the sequence or id.
+    """
+    data = body.encode("utf-8") if isinstance(body, str) else bytes(body)
+    # A canonical body that hashes to the stored hash is the recorded record: one
+    # hashlib call proves it. Anything else is decoded and canonicalised again.
+    verified = type(sha256) is str and hashlib.sha256(data).hexdigest() == sha256
+    try:
+        decision = _structure_decision(loads(data))
+    except Exception as exc:  # noqa: BLE001 - any failure to decode is damage at rest
+        name = _record_name(project_id, sequence, decision_id)
+        raise CorruptStorage(
+            f"{name} does not decode ({_reason(exc)}): it was altered or damaged at rest, "
+            "or written by a version of semreport that accepted what this one refuses"
+        ) from None
+    if not verified:
+        try:
+            actual = hashlib.sha256(canonical_record(_decision_wire(decision))).hexdigest()
+        except CanonicalizationError:  # pragma: no cover - a decoded decision canonicalises
+            actual = ""
+        if actual != sha256:
+            name = _record_name(project_id, sequence, decision_id)
+            raise CorruptStorage(
+                f"{name} does not match its stored SHA-256: it was altered or damaged at rest"
+            )
+    if (
+        decision.project_id != project_id
+        or (sequence is not None and decision.sequence != sequence)
+        or (decision_id is not None and decision.id != decision_id)
+    ):
+        name = _record_name(project_id, sequence, decision_id)
+        raise CorruptStorage(
+            f"{name} holds decision {decision.id!r} of project {decision.project_id!r} at "
+            f"sequence {decision.sequence}: the row was altered or damaged at rest"
+        )
+    return decision
+
+
+def rehash_decision(body: str | bytes) -> tuple[str, str]:
+    """Return the ``(body, sha256)`` a row stored without a hash gets when its store migrates.
+
+    The row is decoded and stored again as :func:`decision_row` would store it,
+    with its citation hash: the same hash the reports of that store already
+    cite for it. A row that does not decode keeps its text and gets an empty
+    hash, so that every read of it raises :class:`~semreport.CorruptStorage`
+    (as it did before the migration) rather than the migration failing.
+    """
+    try:
+        decision = _structure_decision(json.loads(body))
+        wire = _decision_wire(decision)
+        canonical = canonical_record(wire)
+    except Exception:  # noqa: BLE001 - kept as it is, and refused on every read
+        text = body if isinstance(body, str) else bytes(body).decode("utf-8", "replace")
+        return text, ""
+    text = canonical.decode() if _canonical_is_lossless(wire) else _dumps(wire, "decision")
+    return text, hashlib.sha256(canonical).hexdigest()
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, ValueError) and type(exc).__name__ == "JSONDecodeError":
+        return "not JSON"
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8"
+    return "not a valid record"
+
+
 def encode_decision(decision: Decision) -> str:
-    """Return the stored form of a recorded decision: its wire form as compact JSON text."""
+    """Return a decision's wire form as compact JSON text (the row form of schema 1)."""
     return _dumps(to_wire(decision), "decision")
 
 
 def decode_decision(text: str | bytes) -> Decision:
-    """Rebuild a decision from :func:`encode_decision` text.
-
-    One ``json.loads`` and one structuring pass of the wire converter per row;
-    nothing slower. A row that does not decode is reported as corrupt storage.
+    """Rebuild a decision from JSON text of its wire form, without a hash to check.
 
     Raises:
-        CorruptStorage: the stored text is not a decision.
+        CorruptStorage: the text is not a decision.
     """
     try:
-        return converter.structure(json.loads(text), Decision)
-    except Exception as exc:
-        raise _corrupt("decision", text, exc) from exc
+        return _structure_decision(json.loads(text))
+    except Exception as exc:  # noqa: BLE001 - any failure to decode is damage at rest
+        raise _corrupt("decision", text, exc) from None
+
+
+# -- sessions ------------------------------------------------------------------------
+
+
+def _check_session(session: LegacySession, path: str) -> LegacySession:
+    naive = _naive_times(session, path)
+    if naive:
+        raise InvalidRequest(naive)
+    try:
+        wire = to_wire(session)
+    except Exception:  # noqa: BLE001 - a session altered into something unwritable
+        raise InvalidRequest.at(path, "the session's fields do not form a wire form") from None
+    return from_wire(wire, LegacySession, path=path)
+
+
+class SessionRow(NamedTuple):
+    """What an adapter stores for one legacy session.
+
+    Attributes:
+        body: The session's wire form as compact JSON text.
+        sha256: The hex SHA-256 of ``body``'s UTF-8 bytes (a checksum; sessions are not cited).
+    """
+
+    body: str
+    sha256: str
+
+
+def session_row(session: LegacySession) -> SessionRow:
+    """Build the row of a session checked by :func:`check_session_batch`."""
+    body = encode_session(session)
+    return SessionRow(body, hashlib.sha256(body.encode("utf-8")).hexdigest())
+
+
+def read_session(
+    body: str | bytes, sha256: object, *, session_id: str | None = None, loads: Loads = json.loads
+) -> LegacySession:
+    """Rebuild a stored session, checking it against its stored hash.
+
+    Raises:
+        CorruptStorage: the body does not hash to ``sha256``, does not decode,
+            or is another session than the one asked for.
+    """
+    data = body.encode("utf-8") if isinstance(body, str) else bytes(body)
+    name = "a stored legacy session" if session_id is None else f"stored session {session_id!r}"
+    if type(sha256) is not str or hashlib.sha256(data).hexdigest() != sha256:
+        raise CorruptStorage(
+            f"{name} does not match its stored SHA-256: it was altered or damaged at rest"
+        )
+    try:
+        session: LegacySession = converter.structure(loads(data), LegacySession)
+    except Exception as exc:  # noqa: BLE001 - any failure to decode is damage at rest
+        raise CorruptStorage(f"{name} does not decode ({_reason(exc)})") from None
+    if session_id is not None and session.id != session_id:
+        raise CorruptStorage(f"{name} holds session {session.id!r}: the row was altered")
+    return session
 
 
 def encode_session(session: LegacySession) -> str:
@@ -171,16 +601,17 @@ def encode_session(session: LegacySession) -> str:
 
 
 def decode_session(text: str | bytes) -> LegacySession:
-    """Rebuild a legacy session from :func:`encode_session` text.
+    """Rebuild a legacy session from :func:`encode_session` text, without a hash to check.
 
     Raises:
         CorruptStorage: the stored text is not a legacy session.
     """
     try:
-        return converter.structure(json.loads(text), LegacySession)
-    except Exception as exc:
-        raise _corrupt("legacy session", text, exc) from exc
+        session: LegacySession = converter.structure(json.loads(text), LegacySession)
+    except Exception as exc:  # noqa: BLE001 - any failure to decode is damage at rest
+        raise _corrupt("legacy session", text, exc) from None
+    return session
 
 
 def _corrupt(what: str, text: str | bytes, exc: Exception) -> CorruptStorage:
-    return CorruptStorage(f"a stored {what} does not decode ({exc}): {str(text)[:80]!r}")
+    return CorruptStorage(f"a stored {what} does not decode ({_reason(exc)}): {str(text)[:80]!r}")

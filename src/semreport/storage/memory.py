@@ -3,33 +3,59 @@
 Each :func:`open_memory` call makes a new, empty store. It is the reference
 the other adapters are tested against, and what unit tests and notebooks use
 when nothing needs to persist.
+
+It keeps the same rows the persistent adapters write (the JSON text of each
+record and its SHA-256, built by :mod:`semreport.storage._common`), so it
+refuses exactly the input they refuse, and every read decodes a fresh copy and
+checks its hash as theirs do: no caller can alter what another one reads.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
-from typing import Any
+from datetime import datetime
+from typing import Any, NamedTuple
 
 from semreport.domain import (
+    ConfigurationError,
     Decision,
     DecisionNotFound,
-    InvalidRequest,
     LegacySession,
     SessionNotFound,
     StorageError,
 )
 from semreport.storage._common import (
     Clock,
+    DecisionRow,
+    SessionRow,
     already_recorded,
-    check_decision_batch,
     check_session_batch,
+    checked_decisions,
+    decision_row,
     next_recorded_at,
+    read_decision,
+    read_session,
     session_already_recorded,
+    session_row,
     utc_now,
 )
 
 __all__ = ["MemoryStorage", "open_memory"]
+
+
+class _Stored(NamedTuple):
+    """One decision row: its text and hash (as a database row holds them) and its time."""
+
+    body: str
+    sha256: str
+    recorded_at: datetime
+
+
+class _StoredSession(NamedTuple):
+    project_id: str
+    started_at: datetime
+    row: SessionRow
 
 
 class MemoryStorage:
@@ -38,9 +64,10 @@ class MemoryStorage:
     def __init__(self, *, clock: Clock = utc_now) -> None:
         self._clock = clock
         self._lock = threading.RLock()
-        self._log: dict[str, list[Decision]] = {}
-        self._by_id: dict[str, dict[str, Decision]] = {}
-        self._sessions: dict[str, LegacySession] = {}
+        # Per project: the rows in sequence order (sequence n at index n - 1), and id -> index.
+        self._log: dict[str, list[_Stored]] = {}
+        self._by_id: dict[str, dict[str, int]] = {}
+        self._sessions: dict[str, _StoredSession] = {}
         self._closed = False
 
     def __repr__(self) -> str:
@@ -56,16 +83,29 @@ class MemoryStorage:
             log = self._log.get(project_id, [])
             end = len(log) if as_of is None else max(0, min(as_of, len(log)))
             # The log only grows, so this slice is a consistent snapshot.
-            snapshot = log[max(after, 0) : end]
-        return iter(snapshot)
+            start = max(after, 0)
+            snapshot = log[start:end]
+        return self._decode(project_id, start, snapshot)
+
+    @staticmethod
+    def _decode(project_id: str, start: int, rows: list[_Stored]) -> Iterator[Decision]:
+        for offset, row in enumerate(rows, start + 1):
+            yield read_decision(row.body, row.sha256, project_id=project_id, sequence=offset)
 
     def get(self, project_id: str, decision_id: str) -> Decision:
         """Return one decision, or raise :class:`~semreport.DecisionNotFound`."""
         with self._lock:
-            found = self._by_id.get(project_id, {}).get(decision_id)
-        if found is None:
+            index = self._by_id.get(project_id, {}).get(decision_id)
+            row = None if index is None else self._log[project_id][index]
+        if index is None or row is None:
             raise DecisionNotFound(f"project {project_id!r} has no decision {decision_id!r}")
-        return found
+        return read_decision(
+            row.body,
+            row.sha256,
+            project_id=project_id,
+            sequence=index + 1,
+            decision_id=decision_id,
+        )
 
     def latest_sequence(self, project_id: str) -> int:
         """Return the project's highest sequence number (0 when empty)."""
@@ -83,22 +123,31 @@ class MemoryStorage:
 
     def record(self, decisions: Sequence[Decision]) -> list[Decision]:
         """Append a batch atomically; see :class:`~semreport.domain.DecisionLog`."""
-        batch = check_decision_batch(decisions)
+        batch = checked_decisions(decisions)
         with self._lock:
             self._check_open()
-            for decision in batch:
-                if decision.id in self._by_id.get(decision.project_id, {}):
-                    raise already_recorded(decision)
+            for item in batch:
+                if item.decision.id in self._by_id.get(item.decision.project_id, {}):
+                    raise already_recorded(item.decision)
             now = self._clock()
-            stored: list[Decision] = []
-            for decision in batch:
-                log = self._log.setdefault(decision.project_id, [])
-                at = next_recorded_at(now, log[-1].recorded_at if log else None)
-                kept = decision.recorded(len(log) + 1, at)
-                log.append(kept)
-                self._by_id.setdefault(decision.project_id, {})[kept.id] = kept
-                stored.append(kept)
-        return stored
+            heads: dict[str, tuple[int, datetime | None]] = {}
+            rows: list[DecisionRow] = []
+            # Every row is built before any is kept: a refusal keeps nothing.
+            for item in batch:
+                project_id = item.decision.project_id
+                if project_id not in heads:
+                    log = self._log.get(project_id, [])
+                    heads[project_id] = (len(log), log[-1].recorded_at if log else None)
+                sequence, previous = heads[project_id]
+                at = next_recorded_at(now, previous)
+                rows.append(decision_row(item, sequence + 1, at))
+                heads[project_id] = (sequence + 1, at)
+            for row in rows:
+                kept = row.decision
+                log = self._log.setdefault(kept.project_id, [])
+                self._by_id.setdefault(kept.project_id, {})[kept.id] = len(log)
+                log.append(_Stored(row.body, row.sha256, kept.recorded_at or now))
+        return [row.decision for row in rows]
 
     # -- SessionStore / SessionLog ---------------------------------------------
 
@@ -108,24 +157,33 @@ class MemoryStorage:
             found = self._sessions.get(session_id)
         if found is None:
             raise SessionNotFound(f"no legacy session {session_id!r}")
-        return found
+        return read_session(found.row.body, found.row.sha256, session_id=session_id)
 
     def sessions(self, project_id: str) -> Iterator[LegacySession]:
         """Yield the project's sessions ordered by start time, then id."""
         with self._lock:
-            chosen = [s for s in self._sessions.values() if s.project_id == project_id]
-        return iter(sorted(chosen, key=lambda s: (s.started_at, s.id)))
+            chosen = sorted(
+                (s.started_at, session_id, s.row)
+                for session_id, s in self._sessions.items()
+                if s.project_id == project_id
+            )
+        return iter(
+            [read_session(row.body, row.sha256, session_id=sid) for _at, sid, row in chosen]
+        )
 
     def record_sessions(self, sessions: Sequence[LegacySession]) -> list[LegacySession]:
         """Store a batch of sessions atomically."""
         batch = check_session_batch(sessions)
+        rows = [session_row(session) for session in batch]
         with self._lock:
             self._check_open()
             for session in batch:
                 if session.id in self._sessions:
                     raise session_already_recorded(session)
-            for session in batch:
-                self._sessions[session.id] = session
+            for session, row in zip(batch, rows, strict=True):
+                self._sessions[session.id] = _StoredSession(
+                    session.project_id, session.started_at, row
+                )
         return batch
 
     def close(self) -> None:
@@ -137,9 +195,19 @@ class MemoryStorage:
             raise StorageError("the storage is closed")
 
 
-def open_memory(url: str, **options: Any) -> MemoryStorage:
-    """Open a new, empty in-memory store for ``memory://``."""
+def open_memory(url: str, *, create: bool = True, **options: Any) -> MemoryStorage:
+    """Open a new, empty in-memory store for ``memory://``.
+
+    Args:
+        url: ``memory://``.
+        create: Ignored: an in-memory store is always new.
+        **options: ``clock`` only.
+
+    Raises:
+        ConfigurationError: an option other than ``clock``.
+    """
+    del create  # every in-memory store is new; there is nothing to find or create
     clock = options.pop("clock", utc_now)
     if options:
-        raise InvalidRequest.at("$", f"memory:// takes no options besides clock: {sorted(options)}")
+        raise ConfigurationError(f"memory:// takes no options besides clock: {sorted(options)}")
     return MemoryStorage(clock=clock)

@@ -17,12 +17,24 @@ Many service processes may append to and read from one database at once:
 - Reads page through the log by sequence number, each page on a short pool
   checkout, up to a bound fixed when the read starts: a read as of ``N``
   never sees ``N + 1``, however many appends follow.
+- Each row keeps a SHA-256 (``record_sha256``): for a decision, the hash of
+  its canonical record bytes, which is its citation id; every read checks it,
+  so a record altered in the database is a :class:`~semreport.CorruptStorage`
+  naming it. New rows store the canonical bytes themselves when they are
+  lossless, so the check is one ``hashlib`` call.
 - Connections are checked when taken from the pool, so a restarted server or
-  a killed backend costs one reconnect. A call that fails before its commit
-  is retried once on a fresh connection; a commit whose answer is lost raises
-  :class:`~semreport.StorageError` saying so (a repeat of that batch raises
-  :class:`~semreport.DecisionAlreadyRecorded` if it did commit, so nothing is
-  ever recorded twice).
+  a killed backend costs one reconnect. A call whose connection is lost before
+  its commit is retried once on a fresh connection; a commit whose answer is
+  lost raises :class:`~semreport.StorageError` saying so (a repeat of that
+  batch raises :class:`~semreport.DecisionAlreadyRecorded` if it did commit,
+  so nothing is ever recorded twice). A server that does not answer fails the
+  call once, after ``pool_timeout``: waiting for a connection is never retried.
+- Nothing waits without bound: every connection runs with ``lock_timeout``
+  (a writer waiting for a project's lock), ``idle_in_transaction_session_timeout``
+  (the server ends a session that stalls inside a transaction, releasing its
+  locks) and ``statement_timeout`` (off by default), and connects with
+  ``connect_timeout``; each is an option (see :func:`open_postgres`), and
+  running into one is a :class:`~semreport.StorageError` that says which.
 
 Every statement is a constant; identifiers (the schema name) are composed with
 :class:`psycopg.sql.Identifier`, values are always bound parameters.
@@ -55,38 +67,70 @@ from semreport.domain import (
     CorruptStorage,
     Decision,
     DecisionNotFound,
-    Evidence,
     IncompatibleSchema,
     LegacySession,
-    Link,
     SemReportError,
     SessionNotFound,
     StorageError,
+    StorageNotFound,
 )
 from semreport.storage._common import (
+    CheckedDecision,
     Clock,
+    DecisionRow,
     already_recorded,
-    check_decision_batch,
     check_session_batch,
-    decode_decision,
-    decode_session,
-    encode_decision,
-    encode_session,
+    checked_decisions,
+    decision_row,
     next_recorded_at,
+    read_decision,
+    read_session,
+    rehash_decision,
     session_already_recorded,
+    session_row,
     utc_now,
 )
-from semreport.wire import format_datetime, parse_datetime, to_wire
 
-__all__ = ["SCHEMA_VERSION", "PostgresStorage", "open_postgres"]
+__all__ = [
+    "DEFAULT_CONNECT_TIMEOUT",
+    "DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT",
+    "DEFAULT_LOCK_TIMEOUT",
+    "DEFAULT_STATEMENT_TIMEOUT",
+    "SCHEMA_VERSION",
+    "PostgresStorage",
+    "open_postgres",
+]
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 """The schema version this library writes and reads."""
+
+DEFAULT_LOCK_TIMEOUT: Final = 10.0
+"""Seconds a writer waits for a project's (or the sessions') lock before failing."""
+DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT: Final = 60.0
+"""Seconds the server lets one of our sessions sit idle inside a transaction."""
+DEFAULT_STATEMENT_TIMEOUT: Final = 0.0
+"""Seconds one statement may run (0: no limit, so that large COPY batches finish)."""
+DEFAULT_CONNECT_TIMEOUT: Final = 10.0
+"""Seconds one connection attempt may take (libpq's ``connect_timeout``)."""
 
 DEFAULT_SCHEMA: Final = "semreport"
 _SCHEMA_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
 _TABLES: Final = ("semreport_meta", "projects", "decisions", "sessions")
-_OPTIONS: Final = ("schema", "pool_min_size", "pool_max_size", "pool_timeout", "copy_threshold")
+_TIMEOUTS: Final = (
+    "lock_timeout",
+    "idle_in_transaction_session_timeout",
+    "statement_timeout",
+    "connect_timeout",
+)
+_OPTIONS: Final = (
+    "schema",
+    "pool_min_size",
+    "pool_max_size",
+    "pool_timeout",
+    "copy_threshold",
+    *_TIMEOUTS[:3],
+)
+_REHASH_CHUNK: Final = 1000
 
 T = TypeVar("T")
 
@@ -96,8 +140,56 @@ def _q(template: str, schema: str) -> sql.Composed:
     return sql.SQL(template).format(s=sql.Identifier(schema))
 
 
-# Version 1: the whole schema. Later versions append (version, description, statements).
-_MIGRATIONS: Final[tuple[tuple[int, str, tuple[str, ...]], ...]] = (
+def _hash_stored_rows(conn: psycopg.Connection[Any], schema: str) -> None:
+    """Migration 2's data step: give every stored row its hash.
+
+    Each decision is decoded and stored again as a new row would be, with its
+    citation hash (the hash its reports already cite); a row that does not
+    decode keeps its text and an empty hash, so that reading it raises
+    :class:`~semreport.CorruptStorage`. Session rows get the SHA-256 of their
+    text. The append-only triggers step aside inside this one transaction.
+    """
+    for table in ("decisions", "sessions"):
+        conn.execute(_q(f"ALTER TABLE {{s}}.{table} DISABLE TRIGGER {table}_append_only", schema))
+    last: tuple[str, int] = ("", 0)
+    while True:
+        rows = conn.execute(
+            _q(
+                "SELECT project_id, sequence, record::text FROM {s}.decisions"
+                " WHERE (project_id, sequence) > (%s, %s) ORDER BY project_id, sequence LIMIT %s",
+                schema,
+            ),
+            (*last, _REHASH_CHUNK),
+        ).fetchall()
+        if not rows:
+            break
+        conn.cursor().executemany(
+            _q(
+                "UPDATE {s}.decisions SET record = %s::json, record_sha256 = %s"
+                " WHERE project_id = %s AND sequence = %s",
+                schema,
+            ),
+            [(*rehash_decision(text), project_id, seq) for project_id, seq, text in rows],
+        )
+        last = (rows[-1][0], rows[-1][1])
+    conn.execute(
+        _q(
+            "UPDATE {s}.sessions SET record_sha256 = encode(sha256(convert_to(record::text,"
+            " 'UTF8')), 'hex')",
+            schema,
+        )
+    )
+    for table in ("decisions", "sessions"):
+        conn.execute(_q(f"ALTER TABLE {{s}}.{table} ENABLE TRIGGER {table}_append_only", schema))
+        conn.execute(
+            _q(f"ALTER TABLE {{s}}.{table} ALTER COLUMN record_sha256 SET NOT NULL", schema)
+        )
+
+
+_Step = Callable[[psycopg.Connection[Any], str], None]
+
+# Each version: (version, description, statements, data step or None), applied in order.
+_MIGRATIONS: Final[tuple[tuple[int, str, tuple[str, ...], _Step | None], ...]] = (
     (
         1,
         "decision log, project counters, legacy sessions",
@@ -134,6 +226,16 @@ _MIGRATIONS: Final[tuple[tuple[int, str, tuple[str, ...]], ...]] = (
             "CREATE TRIGGER sessions_append_only BEFORE UPDATE OR DELETE OR TRUNCATE"
             " ON {s}.sessions FOR EACH STATEMENT EXECUTE FUNCTION {s}.semreport_append_only()",
         ),
+        None,
+    ),
+    (
+        2,
+        "tamper evidence: each row keeps a SHA-256 (a decision's is its citation hash)",
+        (
+            "ALTER TABLE {s}.decisions ADD COLUMN record_sha256 text",
+            "ALTER TABLE {s}.sessions ADD COLUMN record_sha256 text",
+        ),
+        _hash_stored_rows,
     ),
 )
 assert _MIGRATIONS[-1][0] == SCHEMA_VERSION
@@ -187,12 +289,14 @@ class _Statements:
                 schema,
             ),
             insert_decision=_q(
-                "INSERT INTO {s}.decisions (project_id, sequence, id, recorded_at, record)"
-                " VALUES (%s, %s, %s, %s, %s::json)",
+                "INSERT INTO {s}.decisions"
+                " (project_id, sequence, id, recorded_at, record, record_sha256)"
+                " VALUES (%s, %s, %s, %s, %s::json, %s)",
                 schema,
             ),
             copy_decisions=_q(
-                "COPY {s}.decisions (project_id, sequence, id, recorded_at, record)"
+                "COPY {s}.decisions"
+                " (project_id, sequence, id, recorded_at, record, record_sha256)"
                 " FROM STDIN (FORMAT BINARY)",
                 schema,
             ),
@@ -203,13 +307,14 @@ class _Statements:
             ),
             latest=_q("SELECT last_sequence FROM {s}.projects WHERE project_id = %s", schema),
             page=_q(
-                "SELECT sequence, record::text FROM {s}.decisions"
+                "SELECT sequence, record::text, record_sha256 FROM {s}.decisions"
                 " WHERE project_id = %s AND sequence > %s AND sequence <= %s"
                 " ORDER BY sequence LIMIT %s",
                 schema,
             ),
             get=_q(
-                "SELECT record::text FROM {s}.decisions WHERE project_id = %s AND id = %s",
+                "SELECT sequence, record::text, record_sha256 FROM {s}.decisions"
+                " WHERE project_id = %s AND id = %s",
                 schema,
             ),
             has_project=_q(
@@ -228,116 +333,19 @@ class _Statements:
                 "SELECT id FROM {s}.sessions WHERE id = ANY(%s) ORDER BY id LIMIT 1", schema
             ),
             insert_session=_q(
-                "INSERT INTO {s}.sessions (id, project_id, started_at, record)"
-                " VALUES (%s, %s, %s, %s::json)",
+                "INSERT INTO {s}.sessions (id, project_id, started_at, record, record_sha256)"
+                " VALUES (%s, %s, %s, %s::json, %s)",
                 schema,
             ),
-            get_session=_q("SELECT record::text FROM {s}.sessions WHERE id = %s", schema),
+            get_session=_q(
+                "SELECT record::text, record_sha256 FROM {s}.sessions WHERE id = %s", schema
+            ),
             sessions=_q(
-                "SELECT record::text FROM {s}.sessions WHERE project_id = %s"
+                "SELECT id, record::text, record_sha256 FROM {s}.sessions WHERE project_id = %s"
                 " ORDER BY started_at, id",
                 schema,
             ),
         )
-
-
-def _encode_decision(decision: Decision) -> bytes:
-    r"""Return :func:`~semreport.storage._common.encode_decision` as UTF-8, several times faster.
-
-    orjson writes the same JSON value as the shared codec (control characters,
-    NUL included, escaped as ``\u0000``, which a ``json`` column keeps). What
-    orjson refuses (a lone surrogate, an integer beyond 64 bits) goes through the
-    shared codec, which refuses the same text for every adapter or encodes it.
-    """
-    try:
-        return orjson.dumps(_decision_wire(decision))
-    except TypeError:
-        return encode_decision(decision).encode()
-
-
-_DECISION_FIELDS: Final = tuple(a.name for a in attrs.fields(Decision))
-# The hand-written codecs below mirror the wire converter for the one hot type;
-# if the model gains or loses a field they step aside for the converter.
-_FAST_CODEC: Final = _DECISION_FIELDS == (
-    "id", "project_id", "title", "statement", "agent", "rationale", "domain", "status",
-    "session_id", "tags", "attributes", "evidence", "links", "elements", "sequence",
-    "recorded_at",
-) and tuple(a.name for a in attrs.fields(Evidence)) == (
-    "kind", "ref", "title", "locator", "quote"
-)  # fmt: skip
-
-
-_COPIED_FIELDS: Final = tuple(n for n in _DECISION_FIELDS if n not in {"sequence", "recorded_at"})
-
-
-def _decision_wire(d: Decision) -> dict[str, Any]:
-    """Return ``to_wire(d)`` for a recorded decision, several times faster."""
-    if not _FAST_CODEC:  # pragma: no cover - only when the model changed
-        wire: dict[str, Any] = to_wire(d)
-        return wire
-    # Enumeration members are str subclasses: equal to their values, and written as
-    # them by orjson. The attributes' private dict is already in sorted key order.
-    return {
-        "id": d.id,
-        "project_id": d.project_id,
-        "title": d.title,
-        "statement": d.statement,
-        "agent": d.agent,
-        "rationale": d.rationale,
-        "domain": d.domain,
-        "status": d.status,
-        "session_id": d.session_id,
-        "tags": sorted(d.tags),
-        "attributes": dict(d.attributes._data),
-        "evidence": [
-            {"kind": e.kind, "ref": e.ref, "title": e.title, "locator": e.locator,
-             "quote": e.quote}
-            for e in d.evidence
-        ],
-        "links": [{"kind": link.kind, "target": link.target} for link in d.links],
-        "elements": sorted(d.elements),
-        "sequence": d.sequence,
-        "recorded_at": None if d.recorded_at is None else format_datetime(d.recorded_at),
-    }  # fmt: skip
-
-
-def _decode_decision(text: str) -> Decision:
-    """Return :func:`~semreport.storage._common.decode_decision` of a stored row, faster.
-
-    Rows were written by an adapter, so the model's own validators are check
-    enough; anything unexpected goes through the shared codec, which names
-    the problem (:class:`~semreport.CorruptStorage`).
-    """
-    if _FAST_CODEC:
-        try:
-            wire = orjson.loads(text)
-            at = wire["recorded_at"]
-            if len(wire) == len(_DECISION_FIELDS) and isinstance(at, str):
-                fields: dict[str, Any] = {
-                    **wire,
-                    "evidence": [Evidence(**e) for e in wire["evidence"]],
-                    "links": [Link(**link) for link in wire["links"]],
-                    "recorded_at": parse_datetime(at),
-                }
-                return Decision(**fields)
-        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
-            pass
-    return decode_decision(text)
-
-
-def _stamped(decision: Decision, sequence: int, recorded_at: datetime) -> Decision:
-    """Return ``decision.recorded(sequence, recorded_at)`` without re-validating every field.
-
-    The decision was validated when it was built and ``recorded_at`` comes from
-    :func:`~semreport.storage._common.next_recorded_at` (aware, UTC), so copying
-    the slots is equivalent and several times faster.
-    """
-    new = object.__new__(Decision)
-    for name in _COPIED_FIELDS:
-        object.__setattr__(new, name, getattr(decision, name))
-    object.__setattr__(new, "sequence", sequence)
-    object.__setattr__(new, "recorded_at", recorded_at)
-    return new
 
 
 def _redact(url: str) -> str:
@@ -371,6 +379,11 @@ class PostgresStorage:
         page_size: int = 5000,
         clock: Clock = utc_now,
         display_url: str | None = None,
+        create: bool = True,
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+        idle_in_transaction_session_timeout: float = DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT,
+        statement_timeout: float = DEFAULT_STATEMENT_TIMEOUT,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     ) -> None:
         if not _SCHEMA_NAME.fullmatch(schema):
             raise ConfigurationError(
@@ -386,6 +399,15 @@ class PostgresStorage:
             raise ConfigurationError(
                 "pool_timeout must be positive, copy_threshold and page_size at least 1"
             )
+        limits = {
+            "lock_timeout": lock_timeout,
+            "idle_in_transaction_session_timeout": idle_in_transaction_session_timeout,
+            "statement_timeout": statement_timeout,
+        }
+        for name, seconds in (*limits.items(), ("connect_timeout", connect_timeout)):
+            if not 0 <= seconds < 2_000_000:  # the server keeps milliseconds in an int
+                raise ConfigurationError(f"{name} must be 0 (no limit) or more seconds")
+        self._limits = {name: round(seconds * 1000) for name, seconds in limits.items()}
         self.schema = schema
         self._clock = clock
         self._copy_threshold = copy_threshold
@@ -395,12 +417,17 @@ class PostgresStorage:
         self._sql = _Statements.for_schema(schema)
         self._closed = False
         self._close_lock = threading.Lock()
+        # Every connection, the pool's and the first direct one, connects within the
+        # timeout (libpq waits for ever by default); a URL's own value wins.
+        if "connect_timeout" not in conninfo_to_dict(conninfo) and connect_timeout > 0:
+            conninfo = make_conninfo(conninfo, connect_timeout=max(1, round(connect_timeout)))
         self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
             conninfo,
             min_size=pool_min_size,
             max_size=pool_max_size,
             timeout=pool_timeout,
             kwargs={"autocommit": True},
+            configure=self._configure,
             check=ConnectionPool.check_connection,
             open=False,
             name=f"semreport:{schema}",
@@ -408,11 +435,9 @@ class PostgresStorage:
         try:
             # One direct connection first: a bad password or host fails at once, with
             # the server's own words, rather than as a pool timeout.
-            direct = conninfo
-            if "connect_timeout" not in conninfo_to_dict(conninfo):
-                direct = make_conninfo(conninfo, connect_timeout=max(1, round(pool_timeout)))
-            with psycopg.connect(direct, autocommit=True) as conn:
-                self._migrate(conn)
+            with psycopg.connect(conninfo, autocommit=True) as conn:
+                self._configure(conn)
+                self._migrate(conn, create=create)
             self._pool.open(wait=pool_min_size > 0, timeout=pool_timeout)
         except BaseException as exc:
             self._pool.close()
@@ -427,6 +452,15 @@ class PostgresStorage:
 
     def __repr__(self) -> str:
         return f"PostgresStorage(url={self._url!r}, schema={self.schema!r})"
+
+    def _configure(self, conn: psycopg.Connection[Any]) -> None:
+        """Set the session's time limits (server settings, in milliseconds)."""
+        conn.execute(
+            "SELECT set_config('lock_timeout', %s, false),"
+            " set_config('idle_in_transaction_session_timeout', %s, false),"
+            " set_config('statement_timeout', %s, false)",
+            [str(self._limits[name]) for name in _TIMEOUTS[:3]],
+        )
 
     @property
     def pool(self) -> ConnectionPool[psycopg.Connection[Any]]:
@@ -457,12 +491,17 @@ class PostgresStorage:
                 f"knows ({SCHEMA_VERSION}); upgrade semreport to use it"
             )
 
-    def _migrate(self, conn: psycopg.Connection[Any]) -> None:
+    def _migrate(self, conn: psycopg.Connection[Any], *, create: bool) -> None:
         # Read first without writing, so that a read-only replica opens fine.
         version = self._read_version(conn)
         self._check_version(version)
         if version == SCHEMA_VERSION:
             return
+        if version is None and not create:
+            raise StorageNotFound(
+                f"schema {self.schema!r} on {self._url} holds no semreport store "
+                "(opening it for reading does not create it)"
+            )
         with conn.transaction():
             conn.execute(
                 "SELECT pg_advisory_xact_lock(hashtext('semreport.migrate'), hashtext(%s))",
@@ -473,11 +512,13 @@ class PostgresStorage:
             if version is None:
                 self._create_schema(conn)
                 version = 0
-            for number, description, statements in _MIGRATIONS:
+            for number, description, statements, step in _MIGRATIONS:
                 if number <= version:
                     continue
                 for statement in statements:
                     conn.execute(_q(statement, self.schema))
+                if step is not None:
+                    step(conn, self.schema)
                 conn.execute(self._sql.add_migration, (number, description))
                 conn.execute(self._sql.set_version, (str(number),))
 
@@ -507,7 +548,41 @@ class PostgresStorage:
                 f"{what}: no PostgreSQL connection to {self._url} within {self._timeout:g} s "
                 f"(is the server up, is the pool large enough?): {exc}"
             )
+        if isinstance(exc, psycopg.errors.LockNotAvailable):
+            return StorageError(
+                f"{what}: another transaction held the lock for longer than lock_timeout "
+                f"({self._seconds('lock_timeout')}; a stalled or dead client?), so nothing "
+                f"was recorded: {exc}"
+            )
+        if isinstance(exc, psycopg.errors.QueryCanceled):
+            return StorageError(
+                f"{what}: a statement ran for longer than statement_timeout "
+                f"({self._seconds('statement_timeout')}) and was cancelled: {exc}"
+            )
+        if isinstance(exc, psycopg.errors.IdleInTransactionSessionTimeout):
+            return StorageError(
+                f"{what}: the transaction stalled for longer than "
+                f"idle_in_transaction_session_timeout "
+                f"({self._seconds('idle_in_transaction_session_timeout')}) and the server "
+                f"ended it, so nothing was recorded: {exc}"
+            )
         return StorageError(f"{what} failed on PostgreSQL at {self._url}: {exc}")
+
+    def _seconds(self, name: str) -> str:
+        return f"{self._limits[name] / 1000:g} s"
+
+    @staticmethod
+    def _connection_lost(exc: psycopg.Error) -> bool:
+        """Whether ``exc`` means the connection broke (worth one retry on a fresh one).
+
+        A pool timeout (no server within ``pool_timeout``) and the server's own
+        refusals, a lock or statement timeout among them, are not: retrying
+        would only double the wait.
+        """
+        if isinstance(exc, PoolTimeout) or not isinstance(exc, psycopg.OperationalError):
+            return False
+        state = exc.sqlstate
+        return state is None or state.startswith("08") or state in {"57P01", "57P02", "57P03"}
 
     def _read(self, what: str, body: Callable[[psycopg.Connection[Any]], T]) -> T:
         """Run a read; a connection lost on the way is retried once on a fresh one."""
@@ -516,11 +591,9 @@ class PostgresStorage:
             try:
                 with self._pool.connection() as conn:
                     return body(conn)
-            except psycopg.OperationalError as exc:
-                if attempt == 2:
+            except psycopg.Error as exc:
+                if attempt == 2 or not self._connection_lost(exc):
                     raise self._fail(what, exc) from exc
-            except (PoolTimeout, psycopg.Error) as exc:
-                raise self._fail(what, exc) from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _write(self, what: str, body: Callable[[psycopg.Connection[Any]], T]) -> T:
@@ -540,12 +613,10 @@ class PostgresStorage:
                 ) from cause
             except psycopg.errors.UniqueViolation as exc:
                 raise self._duplicate(what, exc) from exc
-            except psycopg.OperationalError as exc:
-                # The transaction never committed: the server rolled it back.
-                if attempt == 2:
+            except psycopg.Error as exc:
+                # Never committed (the server rolled it back): one retry if the connection broke.
+                if attempt == 2 or not self._connection_lost(exc):
                     raise self._fail(what, exc) from exc
-            except (PoolTimeout, psycopg.Error) as exc:
-                raise self._fail(what, exc) from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
     @staticmethod
@@ -588,17 +659,27 @@ class PostgresStorage:
 
     def _pages(self, project_id: str, start: int, end: int) -> Iterator[Decision]:
         while start < end:
-            rows: list[tuple[int, str]] = self._read(
+            rows: list[tuple[int, str, str | None]] = self._read(
                 "reading decisions",
                 lambda conn, start=start: conn.execute(  # type: ignore[misc]
                     self._sql.page, (project_id, start, end, self._page_size)
                 ).fetchall(),
             )
-            if not rows:
-                return
-            for sequence, record in rows:
-                yield _decode_decision(record)
+            for sequence, record, sha256 in rows:
+                if sequence != start + 1:
+                    break
+                yield read_decision(
+                    record, sha256, project_id=project_id, sequence=sequence, loads=orjson.loads
+                )
                 start = sequence
+            else:
+                if rows:
+                    continue
+            # The project's counter says the log reaches ``end``: a record is missing.
+            raise CorruptStorage(
+                f"the stored log of project {project_id!r} has no record at sequence "
+                f"{start + 1}: a row was removed or damaged at rest"
+            )
 
     def get(self, project_id: str, decision_id: str) -> Decision:
         """Return one decision, or raise :class:`~semreport.DecisionNotFound`."""
@@ -608,7 +689,15 @@ class PostgresStorage:
         )
         if row is None:
             raise DecisionNotFound(f"project {project_id!r} has no decision {decision_id!r}")
-        return _decode_decision(row[0])
+        sequence, record, sha256 = row
+        return read_decision(
+            record,
+            sha256,
+            project_id=project_id,
+            sequence=sequence,
+            decision_id=decision_id,
+            loads=orjson.loads,
+        )
 
     def latest_sequence(self, project_id: str) -> int:
         """Return the project's highest sequence number (0 when empty)."""
@@ -630,16 +719,18 @@ class PostgresStorage:
 
     def record(self, decisions: Sequence[Decision]) -> list[Decision]:
         """Append a batch in one transaction; see :class:`~semreport.domain.DecisionLog`."""
-        batch = check_decision_batch(decisions)
+        batch = checked_decisions(decisions)
         self._check_open()
         if not batch:
             return []
         return self._write("recording decisions", lambda conn: self._record(conn, batch))
 
-    def _record(self, conn: psycopg.Connection[Any], batch: list[Decision]) -> list[Decision]:
+    def _record(
+        self, conn: psycopg.Connection[Any], batch: list[CheckedDecision]
+    ) -> list[Decision]:
         by_project: dict[str, list[Decision]] = {}
-        for decision in batch:
-            by_project.setdefault(decision.project_id, []).append(decision)
+        for item in batch:
+            by_project.setdefault(item.decision.project_id, []).append(item.decision)
         state: dict[str, tuple[int, datetime | None]] = {}
         for project_id in sorted(by_project):  # one lock order: no deadlock between batches
             row = conn.execute(self._sql.lock_project, (project_id,)).fetchone()
@@ -656,32 +747,36 @@ class PostgresStorage:
         for project_id, (last_sequence, last_at) in state.items():
             stamps[project_id] = next_recorded_at(now, last_at)
             sequences[project_id] = last_sequence
-        stored: list[Decision] = []
-        for decision in batch:
-            project_id = decision.project_id
+        stored: list[DecisionRow] = []
+        for item in batch:
+            project_id = item.decision.project_id
             sequences[project_id] += 1
-            stored.append(_stamped(decision, sequences[project_id], stamps[project_id]))
-        # Encoded while earlier rows stream to the server; text the codec refuses
-        # raises here, inside the transaction, which then writes nothing.
+            stored.append(decision_row(item, sequences[project_id], stamps[project_id]))
         rows = (
-            (d.project_id, d.sequence, d.id, d.recorded_at, _encode_decision(d)) for d in stored
+            (
+                row.decision.project_id,
+                row.decision.sequence,
+                row.decision.id,
+                row.decision.recorded_at,
+                row.body,
+                row.sha256,
+            )
+            for row in stored
         )
         if len(stored) >= self._copy_threshold:
             cursor = conn.cursor()
             with cursor.copy(self._sql.copy_decisions, writer=QueuedLibpqWriter(cursor)) as copy:
-                # The record goes as raw UTF-8 bytes; the server parses them as json.
-                copy.set_types(["text", "int8", "text", "timestamptz", "bytea"])
-                for row in rows:
-                    copy.write_row(row)
+                # The record goes as raw UTF-8 bytes; the server keeps them as json, verbatim.
+                copy.set_types(["text", "int8", "text", "timestamptz", "bytea", "text"])
+                for project_id, sequence, decision_id, at, body, sha256 in rows:
+                    copy.write_row((project_id, sequence, decision_id, at, body.encode(), sha256))
         else:
-            conn.cursor().executemany(
-                self._sql.insert_decision, [(*row[:4], row[4].decode()) for row in rows]
-            )
+            conn.cursor().executemany(self._sql.insert_decision, list(rows))
         conn.cursor().executemany(
             self._sql.advance_project,
             [(sequences[p], stamps[p], p) for p in sorted(by_project)],
         )
-        return stored
+        return [row.decision for row in stored]
 
     # -- SessionStore / SessionLog ---------------------------------------------
 
@@ -693,7 +788,7 @@ class PostgresStorage:
         )
         if row is None:
             raise SessionNotFound(f"no legacy session {session_id!r}")
-        return decode_session(row[0])
+        return read_session(row[0], row[1], session_id=session_id, loads=orjson.loads)
 
     def sessions(self, project_id: str) -> Iterator[LegacySession]:
         """Yield the project's sessions ordered by start time, then id."""
@@ -701,7 +796,9 @@ class PostgresStorage:
             "reading sessions",
             lambda conn: conn.execute(self._sql.sessions, (project_id,)).fetchall(),
         )
-        return iter([decode_session(row[0]) for row in rows])
+        return iter(
+            [read_session(body, sha, session_id=sid, loads=orjson.loads) for sid, body, sha in rows]
+        )
 
     def record_sessions(self, sessions: Sequence[LegacySession]) -> list[LegacySession]:
         """Store a batch of sessions in one transaction."""
@@ -718,9 +815,13 @@ class PostgresStorage:
         found = conn.execute(self._sql.existing_sessions, ([s.id for s in batch],)).fetchone()
         if found is not None:
             raise session_already_recorded(next(s for s in batch if s.id == found[0]))
+        rows = [session_row(s) for s in batch]
         conn.cursor().executemany(
             self._sql.insert_session,
-            [(s.id, s.project_id, s.started_at, encode_session(s)) for s in batch],
+            [
+                (s.id, s.project_id, s.started_at, row.body, row.sha256)
+                for s, row in zip(batch, rows, strict=True)
+            ],
         )
         return batch
 
@@ -757,7 +858,7 @@ def _number(name: str, value: object, kind: Callable[[Any], T]) -> T:
         raise ConfigurationError(f"option {name} must be a number, got {value!r}") from None
 
 
-def open_postgres(url: str, **options: Any) -> PostgresStorage:
+def open_postgres(url: str, *, create: bool = True, **options: Any) -> PostgresStorage:
     """Open (creating or migrating its schema) the PostgreSQL store a URL names.
 
     Args:
@@ -765,19 +866,30 @@ def open_postgres(url: str, **options: Any) -> PostgresStorage:
             Every libpq parameter may appear in the query string (``sslmode``,
             ``sslrootcert``, ``connect_timeout``, ``application_name``,
             ``target_session_attrs``...), as may the options below.
+        create: Create the schema and its tables if they are missing (the
+            default). With ``False`` a schema without a semreport store raises
+            :class:`~semreport.StorageNotFound` and nothing is created.
         **options: ``schema`` (default ``"semreport"``), ``pool_min_size`` (1),
             ``pool_max_size`` (4), ``pool_timeout`` (seconds to wait for a
             connection, 30), ``copy_threshold`` (batches this large use COPY, 64),
-            ``page_size`` (rows per read page, 5000) and ``clock``. Keywords win
-            over the same names in the URL.
+            ``page_size`` (rows per read page, 5000), the time limits in
+            seconds, 0 for none: ``lock_timeout`` (a writer waiting for a
+            project's lock, :data:`DEFAULT_LOCK_TIMEOUT`),
+            ``idle_in_transaction_session_timeout`` (the server ends a session
+            stalled inside a transaction, :data:`DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT`),
+            ``statement_timeout`` (:data:`DEFAULT_STATEMENT_TIMEOUT`, none) and
+            ``connect_timeout`` (one connection attempt,
+            :data:`DEFAULT_CONNECT_TIMEOUT`; libpq's own URL parameter of that
+            name wins), and ``clock``. Keywords win over the same names in the URL.
 
     Raises:
         ConfigurationError: an unknown or malformed option.
         StorageError: the server cannot be reached.
+        StorageNotFound: ``create`` is false and the schema holds no semreport store.
         IncompatibleSchema: the schema is newer than this library, or not semreport's.
     """
     conninfo, from_url = _split_url(url)
-    unknown = sorted(set(options) - {*_OPTIONS, "page_size", "clock"})
+    unknown = sorted(set(options) - {*_OPTIONS, "page_size", "clock", "connect_timeout"})
     if unknown:
         raise ConfigurationError(f"postgresql:// does not take the option(s) {unknown}")
     merged: dict[str, Any] = {**from_url, **options}
@@ -787,8 +899,9 @@ def open_postgres(url: str, **options: Any) -> PostgresStorage:
     for name in ("pool_min_size", "pool_max_size", "copy_threshold", "page_size"):
         if name in merged:
             kwargs[name] = _number(name, merged[name], int)
-    if "pool_timeout" in merged:
-        kwargs["pool_timeout"] = _number("pool_timeout", merged["pool_timeout"], float)
+    for name in ("pool_timeout", *_TIMEOUTS):
+        if name in merged:
+            kwargs[name] = _number(name, merged[name], float)
     if "clock" in merged:
         kwargs["clock"] = merged["clock"]
-    return PostgresStorage(conninfo, **kwargs)
+    return PostgresStorage(conninfo, create=create, **kwargs)

@@ -14,13 +14,21 @@ needs one short subclass that says how to open a storage:
         def open_storage(self, name, clock):
             return MyStorage(self.tmp_path / f"{name}.db", clock=clock)
 
-``open_storage(name, clock)`` is the only requirement. The first call with a
-given ``name`` in a test must give an empty storage; for a persistent adapter
-a later call with the same name must reopen the same data (a new connection,
-as another process would). Names are unique within a test; ``self.tmp_path``
-is the test's temporary directory. Storages opened this way are closed after
-the test. Adapters that cannot be reopened (like ``memory://``) subclass
+``open_storage(name, clock)`` opens a storage. The first call with a given
+``name`` in a test must give an empty storage; for a persistent adapter a
+later call with the same name must reopen the same data (a new connection, as
+another process would). Names are unique within a test; ``self.tmp_path`` is
+the test's temporary directory. Storages opened this way are closed after the
+test. Adapters that cannot be reopened (like ``memory://``) subclass
 :class:`StorageConformance` and ignore the name.
+
+The tamper rules (:class:`TamperRules`) need two more methods, which damage
+what the adapter stored the way a disk fault or a person with access to the
+database would, behind the adapter's back:
+``alter_stored_decision(storage, project_id, sequence, change)`` and
+``alter_stored_session(storage, session_id, change)``. Each passes the stored
+record to ``change`` as the JSON text of its wire form and stores what it
+returns instead, keeping everything else of the row (its hash included).
 
 Nothing here is specific to an adapter: the rules only use the
 :class:`~semreport.domain.Storage` protocol.
@@ -33,13 +41,15 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, ClassVar
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -53,21 +63,30 @@ from hypothesis.stateful import (
 )
 
 from semreport.domain import (
+    Artefact,
+    CorruptStorage,
     Decision,
     DecisionAlreadyRecorded,
     DecisionNotFound,
+    Evidence,
+    FrozenDict,
     InvalidRequest,
     LegacySession,
+    Link,
+    Participant,
     SessionAlreadyRecorded,
     SessionNotFound,
     Storage,
     StorageError,
+    ToolCall,
+    Turn,
 )
 from semreport.testing import strategies as sst
 
 __all__ = [
     "DecisionLogRules",
     "DecisionMemoryRules",
+    "InputRefusalRules",
     "ManualClock",
     "PersistenceRules",
     "PersistentStorageConformance",
@@ -76,6 +95,8 @@ __all__ = [
     "StatefulRules",
     "StorageConformance",
     "StorageFixtures",
+    "TamperRules",
+    "poked",
 ]
 
 _EPOCH = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
@@ -711,10 +732,253 @@ class PersistenceRules(StorageFixtures):
         assert storage.latest_sequence("p-1") == 4
 
 
+def poked(model: Any, **fields: Any) -> Any:
+    """Return a copy of an attrs model with ``fields`` set *without* validation.
+
+    It stands for an object altered after construction (``object.__setattr__``
+    on a frozen instance): what an adapter must not accept just because the
+    model's validators ran once.
+    """
+    copy = attrs.evolve(model)
+    for name, value in fields.items():
+        object.__setattr__(copy, name, value)
+    return copy
+
+
+_SURROGATE = "lone \ud800 surrogate"
+_FINE = decision("fine")
+_EVIDENCE = Evidence("document", "ref")
+
+# (id, field, value): one altered field per case, each something every adapter refuses.
+_BAD_DECISIONS: list[tuple[str, str, Any]] = [
+    *[(f"surrogate-in-{f}", f, _SURROGATE) for f in ("title", "statement", "rationale", "agent")],
+    ("surrogate-in-session-id", "session_id", _SURROGATE),
+    ("surrogate-in-a-tag", "tags", frozenset({"ok", _SURROGATE})),
+    ("surrogate-in-an-element", "elements", frozenset({_SURROGATE})),
+    ("surrogate-in-an-attribute", "attributes", FrozenDict({"note": _SURROGATE})),
+    ("surrogate-in-an-attribute-name", "attributes", FrozenDict({_SURROGATE: 1})),
+    *[
+        (f"surrogate-in-evidence-{f}", "evidence", (poked(_EVIDENCE, **{f: _SURROGATE}),))
+        for f in ("ref", "title", "locator", "quote")
+    ],
+    ("surrogate-in-a-link", "links", (poked(Link("relates_to", "x"), target=_SURROGATE),)),
+    ("integer-2**53", "attributes", FrozenDict({"n": 2**53})),
+    ("integer-minus-2**53", "attributes", FrozenDict({"n": -(2**53)})),
+    ("integer-2**64", "attributes", FrozenDict({"n": 2**64})),
+    ("nan", "attributes", FrozenDict({"x": math.nan})),
+    ("infinity", "attributes", FrozenDict({"x": math.inf})),
+    ("minus-infinity", "attributes", FrozenDict({"x": -math.inf})),
+    ("a-list-attribute", "attributes", FrozenDict({"x": [1]})),
+    ("a-plain-dict-of-attributes", "attributes", {"x": 1}),
+    ("a-bad-attribute-name", "attributes", FrozenDict({"bad name!": 1})),
+    ("a-bad-identifier", "id", "bad id!"),
+    ("a-missing-project", "project_id", None),
+    ("an-empty-title", "title", "   "),
+    ("an-unknown-domain", "domain", "astrology"),
+    ("a-number-status", "status", 5),
+    ("a-string-of-tags", "tags", "abc"),
+    ("evidence-that-is-text", "evidence", ("x",)),
+    ("a-naive-recorded-at", "recorded_at", datetime(2026, 1, 1)),  # noqa: DTZ001
+]
+
+_SESSION = session("s-fine")
+_TURN = Turn(0, _EPOCH, "user", "u-1", "hello")
+# The session every bad case alters one field of: valid as it is.
+_RICH = LegacySession(
+    "s-bad", "p-1", "Session", _EPOCH, participants=[Participant("u-1", "U")], turns=[_TURN]
+)
+_BAD_SESSIONS: list[tuple[str, str, Any]] = [
+    ("surrogate-in-the-title", "title", _SURROGATE),
+    ("a-naive-start", "started_at", datetime(2026, 1, 1)),  # noqa: DTZ001
+    ("a-naive-end", "ended_at", datetime(2026, 1, 2)),  # noqa: DTZ001
+    ("a-naive-turn-time", "turns", (poked(_TURN, at=datetime(2026, 1, 1)),)),  # noqa: DTZ001
+    ("surrogate-in-a-turn", "turns", (poked(_TURN, content=_SURROGATE),)),
+    (
+        "nan-in-tool-arguments",
+        "turns",
+        (poked(_TURN, tool_calls=(poked(ToolCall("t"), arguments=FrozenDict({"x": math.nan})),)),),
+    ),
+    (
+        "integer-2**53-in-a-tool-result",
+        "turns",
+        (poked(_TURN, tool_calls=(poked(ToolCall("t"), result=2**53),)),),
+    ),
+    (
+        "surrogate-key-in-tool-arguments",
+        "turns",
+        (poked(_TURN, tool_calls=(poked(ToolCall("t"), arguments=FrozenDict({_SURROGATE: 1})),)),),
+    ),
+    (
+        "surrogate-in-a-participant",
+        "participants",
+        (poked(Participant("u-1", "U"), name=_SURROGATE),),
+    ),
+    (
+        "a-bad-artefact-hash",
+        "artefacts",
+        (poked(Artefact("a", "text/plain", "0" * 64), sha256="not hex"),),
+    ),
+    ("a-bad-identifier", "id", "bad id!"),
+]
+
+
+class InputRefusalRules(StorageFixtures):
+    """Every adapter refuses the same input with ``InvalidRequest``, and stores nothing.
+
+    The models refuse bad values when they are built; these rules hand the
+    adapter objects altered afterwards, so that no adapter (the in-memory one
+    included) is a way around the checks that the others' row form enforces.
+    """
+
+    @pytest.mark.parametrize(
+        ("field", "value"),
+        [case[1:] for case in _BAD_DECISIONS],
+        ids=[c[0] for c in _BAD_DECISIONS],
+    )
+    def test_an_altered_decision_is_refused_and_nothing_is_stored(
+        self, storage: Storage, field: str, value: Any
+    ) -> None:
+        bad = poked(decision("bad"), **{field: value})
+        with pytest.raises(InvalidRequest) as caught:
+            storage.record([_FINE, bad])
+        assert any(e.path.startswith("$[1]") for e in caught.value.errors), caught.value.errors
+        assert storage.latest_sequence("p-1") == 0
+        assert not storage.has_project("p-1")
+        # Nothing was used up, and the same decision unaltered is fine.
+        assert [d.sequence for d in storage.record([_FINE, decision("bad")])] == [1, 2]
+
+    @pytest.mark.parametrize(
+        ("field", "value"), [case[1:] for case in _BAD_SESSIONS], ids=[c[0] for c in _BAD_SESSIONS]
+    )
+    def test_an_altered_session_is_refused_and_nothing_is_stored(
+        self, storage: Storage, field: str, value: Any
+    ) -> None:
+        bad = poked(_RICH, **{field: value})
+        with pytest.raises(InvalidRequest) as caught:
+            storage.record_sessions([_SESSION, bad])
+        assert any(e.path.startswith("$[1]") for e in caught.value.errors), caught.value.errors
+        assert list(storage.sessions("p-1")) == []
+        with pytest.raises(SessionNotFound):
+            storage.get_session("s-fine")
+        # The same session unaltered is fine.
+        assert storage.record_sessions([_SESSION, _RICH]) == [_SESSION, _RICH]
+
+    @pytest.mark.parametrize("batch", [None, 5, "abc", b"abc"], ids=repr)
+    def test_what_is_not_a_batch_is_refused(self, storage: Storage, batch: Any) -> None:
+        with pytest.raises(InvalidRequest):
+            storage.record(batch)
+        with pytest.raises(InvalidRequest):
+            storage.record_sessions(batch)
+        assert not storage.has_project("p-1")
+
+
+class TamperRules(StorageFixtures):
+    """Stored records are tamper-evident: an altered row is ``CorruptStorage`` naming it.
+
+    Each rule alters one stored row behind the adapter's back (through the
+    subclass's :meth:`alter_stored_decision` or :meth:`alter_stored_session`)
+    and reads it back: the read must raise :class:`~semreport.CorruptStorage`
+    naming the record, never return a changed record, while the records
+    around it still read back unchanged.
+    """
+
+    def alter_stored_decision(
+        self, storage: Storage, project_id: str, sequence: int, change: Callable[[str], str]
+    ) -> None:
+        """Replace the stored text of one decision by ``change(text)``, behind the adapter.
+
+        Subclasses must implement this (the tamper rules need it). ``text`` is
+        the stored JSON text of the record's wire form; the row's other
+        columns, its hash among them, stay as they are.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement alter_stored_decision for the tamper rules"
+        )
+
+    def alter_stored_session(
+        self, storage: Storage, session_id: str, change: Callable[[str], str]
+    ) -> None:
+        """Replace the stored text of one session by ``change(text)``, behind the adapter."""
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement alter_stored_session for the tamper rules"
+        )
+
+    @pytest.fixture
+    def three(self, storage: Storage) -> list[Decision]:
+        return storage.record([decision("a"), decision("b"), decision("c")])
+
+    def _alter(self, storage: Storage, sequence: int, change: Callable[[str], str]) -> None:
+        changed: list[bool] = []
+
+        def tracked(text: str) -> str:
+            new = change(text)
+            changed.append(new != text)
+            return new
+
+        self.alter_stored_decision(storage, "p-1", sequence, tracked)
+        assert changed == [True], "the hook must pass the stored text to change() once"
+
+    def _assert_only_b_is_refused(self, storage: Storage, three: list[Decision]) -> None:
+        named = r"'p-1'.*(sequence 2|'b')"
+        with pytest.raises(CorruptStorage, match=named):
+            storage.get("p-1", "b")
+        with pytest.raises(CorruptStorage, match=named):
+            list(storage.decisions("p-1"))
+        assert storage.get("p-1", "a") == three[0]
+        assert storage.get("p-1", "c") == three[2]
+        assert list(storage.decisions("p-1", as_of=1)) == three[:1]
+        assert list(storage.decisions("p-1", after=2)) == three[2:]
+
+    def test_an_edited_field_is_corrupt_storage_naming_the_record(
+        self, storage: Storage, three: list[Decision]
+    ) -> None:
+        self._alter(storage, 2, lambda text: text.replace("Statement of b", "Statement of B"))
+        self._assert_only_b_is_refused(storage, three)
+
+    def test_a_record_passed_off_as_another_is_corrupt_storage(
+        self, storage: Storage, three: list[Decision]
+    ) -> None:
+        # The text of the record stored at sequence 1, with the sequence it would need.
+        self._alter(
+            storage,
+            2,
+            lambda text: text.replace('"id":"b"', '"id":"a"').replace("of b", "of a"),
+        )
+        self._assert_only_b_is_refused(storage, three)
+
+    def test_a_row_that_is_not_a_decision_is_corrupt_storage(
+        self, storage: Storage, three: list[Decision]
+    ) -> None:
+        self._alter(storage, 2, lambda _text: '{"id": "b"}')
+        self._assert_only_b_is_refused(storage, three)
+
+    def test_an_edited_session_is_corrupt_storage_naming_it(self, storage: Storage) -> None:
+        storage.record_sessions([session("s-1"), session("s-2")])
+        self.alter_stored_session(
+            storage, "s-1", lambda text: text.replace("Session s-1", "Session S-1")
+        )
+        with pytest.raises(CorruptStorage, match="'s-1'"):
+            storage.get_session("s-1")
+        with pytest.raises(CorruptStorage, match="'s-1'"):
+            list(storage.sessions("p-1"))
+        assert storage.get_session("s-2") == session("s-2")
+
+
 class StorageConformance(
-    DecisionLogRules, DecisionMemoryRules, SessionRules, RoundTripRules, StatefulRules
+    DecisionLogRules,
+    DecisionMemoryRules,
+    SessionRules,
+    RoundTripRules,
+    StatefulRules,
+    InputRefusalRules,
+    TamperRules,
 ):
-    """Every rule a storage adapter must keep. Subclass and implement :meth:`open_storage`."""
+    """Every rule a storage adapter must keep.
+
+    Subclass and implement :meth:`open_storage`, and the two tamper hooks
+    :meth:`~TamperRules.alter_stored_decision` and
+    :meth:`~TamperRules.alter_stored_session`.
+    """
 
 
 class PersistentStorageConformance(StorageConformance, PersistenceRules):
