@@ -1,8 +1,8 @@
 """An independent verifier: recompute the digest from the exported page with rfc8785 and hashlib.
 
 Nothing of semreport's digest code is imported here: the page is produced by
-the library over real SQLite storage and written to a file, then read back and
-checked with the scheme as ``docs/digest.md`` writes it.
+the library over real SQLite (and PostgreSQL) storage and written to a file,
+then read back and checked with the scheme as ``docs/digest.md`` writes it.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import rfc8785
+from pg_support import POSTGRES_URL, pg_marks, with_query
 
 import semreport
 
@@ -105,3 +106,68 @@ class TestIndependentVerifier:
             fn, sn = fn >> 1, sn >> 1
         assert sn == 0
         assert node.hex() == root == proof["records_root"]
+
+
+# Every kind of number the wire form accepts, at the edges where serialisers disagree.
+EDGES = [
+    1.0e17,
+    2.0**53,
+    9007199254740993.0,
+    1e21,
+    -0.0,
+    5e-324,
+    1e-7,
+    1.7976931348623157e308,
+    -(2**53 - 1),
+    2**53 - 1,
+    0.1,
+]
+
+
+def check_numbers(url: str) -> None:
+    """Record every edge number, export, verify, then re-read the page independently."""
+    rows = [
+        {
+            "id": f"n-{index}",
+            "project_id": "numbers",
+            "title": f"Edge {value!r}",
+            "statement": "A number at the edge of the double range.",
+            "agent": "agent-cost",
+            "attributes": {"value": value},
+        }
+        for index, value in enumerate(EDGES, 1)
+    ]
+    with semreport.open(url) as sr:
+        stored = sr.record(rows)
+        exported = sr.export_report("numbers")
+        result = semreport.verify(exported.html, sr.storage)
+        assert result.ok, result.problems
+        assert result.memory is True
+        assert result.page is True
+        read_back = list(sr.storage.decisions("numbers"))
+    assert [repr(d.attributes["value"]) for d in read_back] == [repr(v) for v in EDGES]
+    report = extract(exported.html)
+    for entry, original in zip(report["records"], stored, strict=True):
+        data = rfc8785.dumps(entry["decision"])
+        assert data == rfc8785.dumps(semreport.to_wire(original))
+        assert entry["sha256"] == "sha256:" + hashlib.sha256(data).hexdigest()
+    assert (
+        report["digest"]["records_root"]
+        == merkle([rfc8785.dumps(r["decision"]) for r in report["records"]]).hex()
+    )
+
+
+class TestNumbersOnSQLite:
+    """The number domain survives SQLite, the export, verify and an independent reader."""
+
+    def test_edges(self, tmp_path: Path) -> None:
+        check_numbers(f"sqlite:///{tmp_path / 'numbers.db'}")
+
+
+class TestNumbersOnPostgres:
+    """The number domain survives PostgreSQL, the export, verify and an independent reader."""
+
+    pytestmark = pg_marks
+
+    def test_edges(self, pg_schema: str) -> None:
+        check_numbers(with_query(POSTGRES_URL, schema=pg_schema))
