@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from cli_support import run
 
-from semreport import http
+from semreport import Unauthenticated, http
 from semreport.cli import EXIT_REFUSED
 
 
@@ -16,9 +16,7 @@ class TestServe:
 
     def test_dev_token(self, monkeypatch: pytest.MonkeyPatch) -> None:
         calls: list[dict[str, Any]] = []
-        monkeypatch.setattr(
-            http, "serve", lambda url, **kwargs: calls.append({"url": url, **kwargs})
-        )
+        monkeypatch.setattr(http, "serve", lambda **kwargs: calls.append(kwargs))
         result = run(
             "serve",
             "--url",
@@ -32,17 +30,21 @@ class TestServe:
         )
         assert result.exit_code == 0, result.stderr
         (call,) = calls
-        assert call["url"] == "memory://"
+        # The command opens the facade itself (no default caller) and serves it.
+        with pytest.raises(Unauthenticated):
+            call["service"].gnn_status()
         assert (call["host"], call["port"], call["workers"]) == ("127.0.0.1", 8123, 2)
         assert call["authenticator"].authenticate("s3cret").subject == "dev"
         assert "serving memory:// on http://127.0.0.1:8123" in result.stderr
 
     def test_oidc_options(self, monkeypatch: pytest.MonkeyPatch) -> None:
         calls: list[Any] = []
-        monkeypatch.setattr(http, "serve", lambda url, **kwargs: calls.append(kwargs))
+        monkeypatch.setattr(http, "serve", lambda **kwargs: calls.append(kwargs))
         monkeypatch.setenv("SEMREPORT_OIDC_ISSUER", "https://id.example.org")
         result = run(
             "serve",
+            "--url",
+            "memory://",
             "--oidc-audience",
             "semreport",
             "--oidc-jwks",

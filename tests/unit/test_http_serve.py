@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -67,6 +68,26 @@ class TestServe:
             service=service, authenticator=StaticTokenAuthenticator({"t": Principal.local()})
         )
         assert closed == []
+
+    def test_a_missing_storage_is_refused_not_created(
+        self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    ) -> None:
+        ran: list[Any] = []
+        monkeypatch.setattr(serve_module.uvicorn, "run", lambda app, **_: ran.append(app))
+        missing = tmp_path / "typo.db"
+        auth = StaticTokenAuthenticator({"t": Principal.local()})
+        with pytest.raises(semreport.StorageNotFound, match=r"typo\.db"):
+            serve_module.serve(f"sqlite:///{missing}", authenticator=auth)
+        assert ran == []
+        assert sorted(tmp_path.iterdir()) == []
+
+    def test_storage_options_may_still_ask_to_create(
+        self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    ) -> None:
+        monkeypatch.setattr(serve_module.uvicorn, "run", lambda app, **_: None)
+        auth = StaticTokenAuthenticator({"t": Principal.local()})
+        serve_module.serve(f"sqlite:///{tmp_path / 'new.db'}", authenticator=auth, create=True)
+        assert (tmp_path / "new.db").exists()
 
     def test_url_or_service(self) -> None:
         auth = StaticTokenAuthenticator({"t": Principal.local()})

@@ -4,7 +4,9 @@ Errors never show a traceback: a :class:`~semreport.SemReportError` or a file
 error prints one line on standard error and exits with status 3; anything
 unexpected prints one line and exits with status 4. Exit status 1 means the
 command ran and found something wrong (a report that does not verify, bad
-lines in an ingest); 2 is a usage error.
+lines in an ingest); 2 is a usage error, including a ``--url`` that names no
+storage: the commands that only read open it with ``create=False``, so a
+mistyped path is reported (naming the file) and never created.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import click
 from rich.console import Console
 
 import semreport
-from semreport.domain import SemReportError
+from semreport.domain import SemReportError, StorageNotFound
 from semreport.search import HeuristicScorer
 from semreport.service import SemReport
 from semreport.wire import to_wire
@@ -49,7 +51,7 @@ EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
 """The command ran and found something wrong: a mismatch, bad input lines."""
 EXIT_USAGE: Final = 2
-"""The command line itself was wrong (click's usage errors)."""
+"""The command line itself was wrong (click's usage errors, or a ``--url`` naming no storage)."""
 EXIT_REFUSED: Final = 3
 """The library refused the request (a ``SemReportError``) or a file could not be used."""
 EXIT_INTERNAL: Final = 4
@@ -93,6 +95,9 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
+        except StorageNotFound as exc:
+            # A read-only command given a storage that does not exist: a usage error.
+            fail(f"error: {exc.code}: {exc.message}", EXIT_USAGE)
         except SemReportError as exc:
             fail(f"error: {exc.code}: {exc.message}", EXIT_REFUSED)
         except OSError as exc:
@@ -156,9 +161,17 @@ def cursor_key(url: str) -> bytes:
 
 
 @contextmanager
-def opened(url: str) -> Iterator[SemReport]:
-    """Open the facade over ``url`` for one command, closing it afterwards."""
-    sr = semreport.open(url, scorer=HeuristicScorer(cursor_key=cursor_key(url)))
+def opened(url: str, *, create: bool = False) -> Iterator[SemReport]:
+    """Open the facade over ``url`` for one command, closing it afterwards.
+
+    Args:
+        url: The storage URL.
+        create: Create the storage if it does not exist. Only the commands
+            that write (``ingest``, ``demo``) do; the others raise
+            :class:`~semreport.StorageNotFound` for a missing storage and
+            leave nothing behind.
+    """
+    sr = semreport.open(url, scorer=HeuristicScorer(cursor_key=cursor_key(url)), create=create)
     try:
         yield sr
     finally:
@@ -195,8 +208,9 @@ def cli() -> None:
     SQLite file semreport.db in the current directory) and -h for help.
 
     Exit status: 0 success; 1 the command found something wrong (a report that
-    does not verify, bad input lines); 2 usage error; 3 the request was refused
-    (the message names the error code); 4 unexpected error.
+    does not verify, bad input lines); 2 usage error, or a --url that names no
+    storage (only ingest and demo create one); 3 the request was refused (the
+    message names the error code); 4 unexpected error.
     """
 
 

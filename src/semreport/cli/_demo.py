@@ -79,7 +79,7 @@ def demo(*, out: Path) -> None:
         stale.unlink(missing_ok=True)
     url = f"sqlite:///{database}"
     written: list[tuple[str, Path]] = [("Decision Memory (SQLite)", database)]
-    with opened(url) as sr:
+    with opened(url, create=True) as sr:
         _load(console, sr, database)
         _search(console, sr)
         report_html = _reports(console, sr, out, written)

@@ -96,7 +96,7 @@ def ingest(
         disable=no_progress or not sys.stderr.isatty(),
         transient=True,
     )
-    with opened(url) as sr:
+    with opened(url, create=True) as sr:
         work = Ingest(sr, batch_size=batch_size)
         stdin = iter(sys.stdin) if any(str(s.path) == "-" for s in sources) else None
         with progress:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+import semreport
 from semreport.cli._app import cli, url_option
 
 __all__ = ["serve"]
@@ -85,12 +86,19 @@ def serve(
         projects_claim=projects_claim,
         dev_token=dev_token,
     )
-    click.echo(f"serving {url} on http://{host}:{port} (Ctrl-C to stop)", err=True)
-    serve_http(
-        url,
-        authenticator=authenticator,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level=log_level,
-    )
+    # Opened here, before the banner, so that a --url naming no storage is one line and
+    # status 2; serving only reads, so a missing storage is never created. Every request
+    # must name its caller: the facade has no default one.
+    service = semreport.open(url, require_caller=True, create=False)
+    try:
+        click.echo(f"serving {url} on http://{host}:{port} (Ctrl-C to stop)", err=True)
+        serve_http(
+            service=service,
+            authenticator=authenticator,
+            host=host,
+            port=port,
+            workers=workers,
+            log_level=log_level,
+        )
+    finally:
+        service.close()

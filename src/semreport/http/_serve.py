@@ -68,7 +68,9 @@ def serve(
 
     Args:
         url: The storage URL; the facade is opened with ``require_caller=True``
-            and closed when the server stops.
+            and ``create=False`` (a missing storage raises
+            :class:`~semreport.StorageNotFound` rather than being created), and
+            closed when the server stops.
         authenticator: Turns bearer tokens into callers.
         service: An open facade to serve instead of ``url`` (left open).
         host: The interface to listen on (loopback by default).
@@ -83,7 +85,9 @@ def serve(
     if own:
         import semreport  # noqa: PLC0415 - the composition root, imported when needed
 
-        service = semreport.open(url or "", require_caller=True, **storage_options)
+        # A server only reads: a storage that does not exist is refused, never created.
+        options = {"create": False, **storage_options}
+        service = semreport.open(url or "", require_caller=True, **options)
     try:
         app = create_app(service, authenticator, workers=workers)
         uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False)
