@@ -151,3 +151,53 @@ class TestThirdPartyAdapters:
         monkeypatch.setattr(registry, "entry_points", _entry_points_with(point))
         assert isinstance(open_storage("memory://"), MemoryStorage)
         assert "lazy" in schemes()
+
+
+class TestCreate:
+    """``create=False`` reaches the factory; creating stays the default; old plug-ins work."""
+
+    def test_a_factory_that_takes_create_is_told(self) -> None:
+        told: list[bool] = []
+
+        def factory(url: str, *, create: bool = True) -> Storage:
+            told.append(create)
+            return MemoryStorage()
+
+        register("told", factory)
+        open_storage("told://x")
+        open_storage("told://x", create=False)
+        semreport.open("told://x", create=False)
+        assert told == [True, False, False]
+
+    def test_options_reach_a_factory_taking_keywords(self) -> None:
+        made: list[dict[str, Any]] = []
+
+        def factory(url: str, **options: Any) -> Storage:
+            made.append(options)
+            return MemoryStorage()
+
+        register("kw", factory)
+        open_storage("kw://x", flag=1)
+        open_storage("kw://x", create=False, flag=2)
+        # Creating is the default, so an older factory is called exactly as before.
+        assert made == [{"flag": 1}, {"create": False, "flag": 2}]
+
+    def test_a_factory_that_cannot_be_told_is_refused(self) -> None:
+        register("old", lambda url: MemoryStorage())
+        assert isinstance(open_storage("old://x"), MemoryStorage)
+        with pytest.raises(ConfigurationError, match="cannot open a store without creating"):
+            open_storage("old://x", create=False)
+
+    def test_a_callable_without_a_signature_is_told(self) -> None:
+        class Factory:
+            __signature__ = "unreadable"  # inspect.signature raises for it
+
+            def __call__(self, url: str, **options: Any) -> Storage:
+                return MemoryStorage()
+
+        register("opaque", Factory())
+        assert isinstance(open_storage("opaque://x", create=False), MemoryStorage)
+
+    def test_memory_is_always_new(self) -> None:
+        store = open_storage("memory://", create=False)
+        assert store.latest_sequence("p-1") == 0

@@ -267,10 +267,11 @@ def _naive_times(value: object, path: str) -> list[FieldError]:
         return []
     if isinstance(value, tuple):
         return [p for n, item in enumerate(value) for p in _naive_times(item, f"{path}[{n}]")]
-    if attrs.has(type(value)):
+    kind: Any = type(value)
+    if attrs.has(kind):
         return [
             p
-            for field in attrs.fields(type(value))
+            for field in attrs.fields(kind)
             for p in _naive_times(getattr(value, field.name, None), f"{path}.{field.name}")
         ]
     return []
@@ -459,7 +460,9 @@ def read_decision(
             or is another record than the one asked for; the message names
             the project and the sequence or id.
     """
-    data = body.encode("utf-8") if isinstance(body, str) else bytes(body)
+    data = _bytes(body)
+    if isinstance(sha256, bytes | bytearray | memoryview):
+        sha256 = bytes(sha256).decode("ascii", "replace")
     # A canonical body that hashes to the stored hash is the recorded record: one
     # hashlib call proves it. Anything else is decoded and canonicalised again.
     verified = type(sha256) is str and hashlib.sha256(data).hexdigest() == sha256
@@ -512,6 +515,15 @@ def rehash_decision(body: str | bytes) -> tuple[str, str]:
         return text, ""
     text = canonical.decode() if _canonical_is_lossless(wire) else _dumps(wire, "decision")
     return text, hashlib.sha256(canonical).hexdigest()
+
+
+def _bytes(body: object) -> bytes:
+    """The stored text as bytes; a damaged row may hold another type (which then fails)."""
+    if isinstance(body, str):
+        return body.encode("utf-8", "surrogateescape")
+    if isinstance(body, bytes | bytearray | memoryview):
+        return bytes(body)
+    return b""
 
 
 def _reason(exc: Exception) -> str:
@@ -580,7 +592,9 @@ def read_session(
         CorruptStorage: the body does not hash to ``sha256``, does not decode,
             or is another session than the one asked for.
     """
-    data = body.encode("utf-8") if isinstance(body, str) else bytes(body)
+    data = _bytes(body)
+    if isinstance(sha256, bytes | bytearray | memoryview):
+        sha256 = bytes(sha256).decode("ascii", "replace")
     name = "a stored legacy session" if session_id is None else f"stored session {session_id!r}"
     if type(sha256) is not str or hashlib.sha256(data).hexdigest() != sha256:
         raise CorruptStorage(

@@ -102,6 +102,14 @@ DEFAULT_BUSY_TIMEOUT: Final = 30.0
 
 _SQLITE_HEADER: Final = b"SQLite format 3\x00"
 _READ_CHUNK: Final = 2000
+# A decision row as the reads take it. The text columns come as bytes: no UTF-8
+# decoding on the hot path (the hash covers the bytes), and a damaged byte becomes a
+# CorruptStorage rather than the driver's decoding error. A sequence that is not an
+# integer any more reads as NULL, which no sequence check accepts.
+_ROW: Final = (
+    "CASE WHEN typeof(sequence) = 'integer' THEN sequence END,"
+    " CAST(body AS BLOB), CAST(sha256 AS BLOB)"
+)
 _IN_CHUNK: Final = 500
 _REHASH_CHUNK: Final = 1000
 
@@ -368,6 +376,13 @@ def _sync_directory(directory: str) -> None:
             os.fsync(handle)
         finally:
             os.close(handle)
+
+
+def _missing(project_id: str, sequence: int) -> CorruptStorage:
+    return CorruptStorage(
+        f"the stored log of project {project_id!r} has no readable record at sequence "
+        f"{sequence}: a row was removed or damaged at rest"
+    )
 
 
 class SQLiteStorage:
@@ -663,31 +678,31 @@ class SQLiteStorage:
         consumed; a missing or altered record raises
         :class:`~semreport.CorruptStorage` naming it.
         """
-        end = self.latest_sequence(project_id) if as_of is None else as_of
+        latest = self.latest_sequence(project_id)
+        end = latest if as_of is None else max(0, min(as_of, latest))
         return self._iter_decisions(project_id, max(after, 0), end)
 
     def _iter_decisions(self, project_id: str, start: int, end: int) -> Iterator[Decision]:
+        # The log holds every sequence up to ``end`` (the latest when the read began), so
+        # a sequence that is skipped, or rows that run out early, mean a damaged store.
         while start < end:
             rows = self._read(
-                "SELECT sequence, body, sha256 FROM decisions WHERE project_id = ? "
+                f"SELECT {_ROW} FROM decisions WHERE project_id = ? "  # noqa: S608 - a constant
                 "AND sequence > ? AND sequence <= ? ORDER BY sequence LIMIT ?",
                 (project_id, start, end, _READ_CHUNK),
             )
-            if not rows:
-                return
+            if not rows or rows[0][0] != start + 1:
+                raise _missing(project_id, start + 1)
             for sequence, body, sha256 in rows:
                 if sequence != start + 1:
-                    raise CorruptStorage(
-                        f"the stored log of project {project_id!r} has no record at sequence "
-                        f"{start + 1}: a row was removed or damaged at rest"
-                    )
+                    raise _missing(project_id, start + 1)
                 yield read_decision(body, sha256, project_id=project_id, sequence=sequence)
                 start = sequence
 
     def get(self, project_id: str, decision_id: str) -> Decision:
         """Return one decision, or raise :class:`~semreport.DecisionNotFound`."""
         rows = self._read(
-            "SELECT sequence, body, sha256 FROM decisions WHERE project_id = ? AND id = ?",
+            f"SELECT {_ROW} FROM decisions WHERE project_id = ? AND id = ?",  # noqa: S608 - a constant
             (project_id, decision_id),
         )
         if not rows:
@@ -703,7 +718,12 @@ class SQLiteStorage:
             "SELECT coalesce(max(sequence), 0) FROM decisions WHERE project_id = ?",
             (project_id,),
         )
-        return int(rows[0][0])
+        latest = rows[0][0]
+        if type(latest) is not int:
+            raise CorruptStorage(
+                f"the stored log of project {project_id!r} holds a damaged sequence number"
+            )
+        return latest
 
     def has_project(self, project_id: str) -> bool:
         """Whether the project holds any decision or legacy session."""
@@ -769,14 +789,16 @@ class SQLiteStorage:
     @staticmethod
     def _head(conn: sqlite3.Connection, project_id: str) -> tuple[int, datetime | None]:
         row = conn.execute(
-            "SELECT sequence, recorded_at FROM decisions WHERE project_id = ? "
+            "SELECT sequence, CAST(recorded_at AS BLOB) FROM decisions WHERE project_id = ? "
             "ORDER BY sequence DESC LIMIT 1",
             (project_id,),
         ).fetchone()
         if row is None:
             return 0, None
         try:
-            return int(row[0]), parse_datetime(row[1])
+            if type(row[0]) is not int:
+                raise TypeError
+            return row[0], parse_datetime(bytes(row[1]).decode("ascii"))
         except (TypeError, ValueError):
             raise CorruptStorage(
                 f"the last stored record of project {project_id!r} (sequence {row[0]!r}) has a "
@@ -787,7 +809,10 @@ class SQLiteStorage:
 
     def get_session(self, session_id: str) -> LegacySession:
         """Return one session, or raise :class:`~semreport.SessionNotFound`."""
-        rows = self._read("SELECT body, sha256 FROM sessions WHERE id = ?", (session_id,))
+        rows = self._read(
+            "SELECT CAST(body AS BLOB), CAST(sha256 AS BLOB) FROM sessions WHERE id = ?",
+            (session_id,),
+        )
         if not rows:
             raise SessionNotFound(f"no legacy session {session_id!r}")
         return read_session(rows[0][0], rows[0][1], session_id=session_id)
@@ -795,10 +820,16 @@ class SQLiteStorage:
     def sessions(self, project_id: str) -> Iterator[LegacySession]:
         """Yield the project's sessions ordered by start time, then id."""
         rows = self._read(
-            "SELECT id, body, sha256 FROM sessions WHERE project_id = ? ORDER BY started_at, id",
+            "SELECT CAST(id AS BLOB), CAST(body AS BLOB), CAST(sha256 AS BLOB) FROM sessions"
+            " WHERE project_id = ? ORDER BY started_at, id",
             (project_id,),
         )
-        return iter([read_session(body, sha, session_id=sid) for sid, body, sha in rows])
+        return iter(
+            [
+                read_session(body, sha, session_id=sid.decode("utf-8", "replace"))
+                for sid, body, sha in rows
+            ]
+        )
 
     def record_sessions(self, sessions: Sequence[LegacySession]) -> list[LegacySession]:
         """Store a batch of sessions atomically."""
