@@ -35,7 +35,7 @@ from semreport import (
 )
 from semreport.canonical import record_bytes
 from semreport.storage._common import (
-    checked_decisions,
+    check_decision_batch,
     decision_row,
     decode_decision,
     encode_decision,
@@ -194,7 +194,7 @@ class TestTheRowForm:
     def test_it_agrees_with_the_wire_form(
         self, decision: Decision, sequence: int, at: datetime
     ) -> None:
-        (checked,) = checked_decisions([decision])
+        (checked,) = check_decision_batch([decision])
         row = decision_row(checked, sequence, at)
         recorded = decision.recorded(sequence, at)
         assert row.decision == recorded

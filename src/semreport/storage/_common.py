@@ -51,14 +51,12 @@ from semreport.domain import (
 from semreport.wire import converter, format_datetime, from_wire, parse_datetime, to_wire
 
 __all__ = [
-    "CheckedDecision",
     "Clock",
     "DecisionRow",
     "SessionRow",
     "already_recorded",
     "check_decision_batch",
     "check_session_batch",
-    "checked_decisions",
     "decision_row",
     "decode_decision",
     "decode_session",
@@ -91,18 +89,6 @@ def utc_now() -> datetime:
 # -- batches -----------------------------------------------------------------------
 
 
-class CheckedDecision(NamedTuple):
-    """A decision of a batch, re-validated, with the wire form it was checked through.
-
-    Attributes:
-        decision: The validated decision (rebuilt from ``wire``).
-        wire: Its wire form; :func:`decision_row` stamps and stores it.
-    """
-
-    decision: Decision
-    wire: dict[str, Any]
-
-
 def _batch(items: Iterable[object], cls: type[T], what: str) -> list[T]:
     if isinstance(items, cls):
         raise InvalidRequest.at("$", f"expected a sequence of {what}, got a single one")
@@ -117,14 +103,18 @@ def _batch(items: Iterable[object], cls: type[T], what: str) -> list[T]:
     return batch  # type: ignore[return-value]
 
 
-def checked_decisions(decisions: Sequence[Decision]) -> list[CheckedDecision]:
+def check_decision_batch(decisions: Sequence[Decision]) -> list[Decision]:
     """Check a batch the way every adapter must, before anything is written.
 
-    Each decision is rebuilt from its wire form with every validator of the
-    model, so an object altered after construction (``object.__setattr__``, a
-    poked private field) is refused exactly as its wire form would be: lone
-    surrogates, integers beyond ±(2**53 - 1), non-finite numbers, wrong types.
-    An id repeated within the batch is refused too.
+    Each decision must be exactly what the model's constructor makes (every
+    converter and validator of the model passes on it as it is); one altered
+    after construction (``object.__setattr__``, a poked private field) is
+    rebuilt from its wire form and refused exactly as that wire form would be:
+    lone surrogates, integers beyond ±(2**53 - 1), non-finite numbers, naive
+    times, wrong types. An id repeated within the batch is refused too.
+
+    Returns:
+        The batch as a list of valid decisions, ready for :func:`decision_row`.
 
     Raises:
         InvalidRequest: something is not a decision, or a field is invalid
@@ -132,24 +122,17 @@ def checked_decisions(decisions: Sequence[Decision]) -> list[CheckedDecision]:
         DecisionAlreadyRecorded: an id appears twice in the batch.
     """
     batch = _batch(decisions, Decision, "decisions")
-    checked = [
-        _check_decision(decision, f"$[{position}]") for position, decision in enumerate(batch)
-    ]
+    checked = [_check_decision(decision, f"$[{n}]") for n, decision in enumerate(batch)]
     seen: set[tuple[str, str]] = set()
-    for item in checked:
-        key = (item.decision.project_id, item.decision.id)
+    for decision in checked:
+        key = (decision.project_id, decision.id)
         if key in seen:
             raise DecisionAlreadyRecorded(
-                f"decision {item.decision.id!r} appears twice in the batch for project "
-                f"{item.decision.project_id!r}; nothing was recorded"
+                f"decision {decision.id!r} appears twice in the batch for project "
+                f"{decision.project_id!r}; nothing was recorded"
             )
         seen.add(key)
     return checked
-
-
-def check_decision_batch(decisions: Sequence[Decision]) -> list[Decision]:
-    """Return the batch as a list of validated decisions (see :func:`checked_decisions`)."""
-    return [item.decision for item in checked_decisions(decisions)]
 
 
 def check_session_batch(sessions: Sequence[LegacySession]) -> list[LegacySession]:
@@ -335,25 +318,56 @@ def _structure_decision(wire: Any) -> Decision:
     return decision
 
 
-def _check_decision(decision: Decision, path: str) -> CheckedDecision:
+def _as_built(model: Any) -> bool:
+    """Whether an attrs model is exactly what its constructor makes of its fields.
+
+    Every converter must give back the very object stored (so the field has
+    the type the model promises), every validator and the post-init check must
+    pass, and the same holds for the models inside its tuples. A model built
+    normally passes without a single allocation; one altered after
+    construction fails, and is then rebuilt from its wire form, which names
+    the bad field.
+    """
+    try:
+        for field in attrs.fields(type(model)):
+            value = getattr(model, field.name)
+            if field.converter is not None and field.converter(value) is not value:
+                return False
+            if type(value) is tuple and not all(
+                _as_built(item) for item in value if attrs.has(type(item))
+            ):
+                return False
+        attrs.validate(model)
+        post = getattr(model, "__attrs_post_init__", None)
+        if post is not None:
+            post()
+    except Exception:  # noqa: BLE001 - anything amiss: rebuild, and let that name it
+        return False
+    return True
+
+
+def _check_decision(decision: Decision, path: str) -> Decision:
     shape = _shape_problems(decision)
     if shape:
         raise InvalidRequest(FieldError(f"{path}.{p.path}", p.message) for p in shape)
+    # Checked as it is, a decision built normally costs no allocation: a large batch
+    # holding a second copy of every decision would double the garbage collector's work.
+    if _as_built(decision):
+        return decision
     try:
         wire = _decision_wire(decision)
     except Exception:  # noqa: BLE001 - a decision altered into something unwritable
         raise InvalidRequest.at(path, "the decision's fields do not form a wire form") from None
     try:
-        decision = _structure_decision(wire)
+        return _structure_decision(wire)
     except Exception:  # noqa: BLE001 - from_wire lists every bad field with its path
-        decision = from_wire(wire, Decision, path=path)  # raises InvalidRequest
-    return CheckedDecision(decision, wire)
+        return from_wire(wire, Decision, path=path)  # raises InvalidRequest
 
 
 def _stamped(decision: Decision, sequence: int, recorded_at: datetime) -> Decision:
     """Return ``decision.recorded(sequence, recorded_at)`` without re-validating every field.
 
-    The decision was validated by :func:`checked_decisions` and ``recorded_at``
+    The decision was checked by :func:`check_decision_batch` and ``recorded_at``
     comes from :func:`next_recorded_at` (aware, UTC), so copying the slots is
     equivalent and several times faster.
     """
@@ -394,14 +408,19 @@ def _canonical_is_lossless(wire: dict[str, Any]) -> bool:
     return not any(type(v) is float and v.is_integer() for v in wire["attributes"].values())
 
 
-def decision_row(checked: CheckedDecision, sequence: int, recorded_at: datetime) -> DecisionRow:
-    """Stamp a checked decision with its ``sequence`` and ``recorded_at`` and build its row.
+def decision_row(decision: Decision, sequence: int, recorded_at: datetime) -> DecisionRow:
+    """Stamp a decision with its ``sequence`` and ``recorded_at`` and build its row.
+
+    Args:
+        decision: A decision from :func:`check_decision_batch` (nothing else).
+        sequence: The sequence the log assigns it.
+        recorded_at: Its time, from :func:`next_recorded_at` (aware, UTC).
 
     Raises:
-        InvalidRequest: the decision cannot be canonicalised (a validated one always can).
+        InvalidRequest: the decision cannot be canonicalised (a checked one always can).
     """
-    wire = {**checked.wire, "sequence": sequence, "recorded_at": format_datetime(recorded_at)}
-    decision = _stamped(checked.decision, sequence, recorded_at)
+    decision = _stamped(decision, sequence, recorded_at)
+    wire = _decision_wire(decision)
     try:
         canonical = canonical_record(wire)
     except CanonicalizationError as exc:  # pragma: no cover - the checks refuse it first

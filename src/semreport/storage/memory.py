@@ -30,8 +30,8 @@ from semreport.storage._common import (
     DecisionRow,
     SessionRow,
     already_recorded,
+    check_decision_batch,
     check_session_batch,
-    checked_decisions,
     decision_row,
     next_recorded_at,
     read_decision,
@@ -123,24 +123,24 @@ class MemoryStorage:
 
     def record(self, decisions: Sequence[Decision]) -> list[Decision]:
         """Append a batch atomically; see :class:`~semreport.domain.DecisionLog`."""
-        batch = checked_decisions(decisions)
+        batch = check_decision_batch(decisions)
         with self._lock:
             self._check_open()
-            for item in batch:
-                if item.decision.id in self._by_id.get(item.decision.project_id, {}):
-                    raise already_recorded(item.decision)
+            for decision in batch:
+                if decision.id in self._by_id.get(decision.project_id, {}):
+                    raise already_recorded(decision)
             now = self._clock()
             heads: dict[str, tuple[int, datetime | None]] = {}
             rows: list[DecisionRow] = []
             # Every row is built before any is kept: a refusal keeps nothing.
-            for item in batch:
-                project_id = item.decision.project_id
+            for decision in batch:
+                project_id = decision.project_id
                 if project_id not in heads:
                     log = self._log.get(project_id, [])
                     heads[project_id] = (len(log), log[-1].recorded_at if log else None)
                 sequence, previous = heads[project_id]
                 at = next_recorded_at(now, previous)
-                rows.append(decision_row(item, sequence + 1, at))
+                rows.append(decision_row(decision, sequence + 1, at))
                 heads[project_id] = (sequence + 1, at)
             for row in rows:
                 kept = row.decision

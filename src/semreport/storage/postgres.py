@@ -75,12 +75,11 @@ from semreport.domain import (
     StorageNotFound,
 )
 from semreport.storage._common import (
-    CheckedDecision,
     Clock,
     DecisionRow,
     already_recorded,
+    check_decision_batch,
     check_session_batch,
-    checked_decisions,
     decision_row,
     next_recorded_at,
     read_decision,
@@ -719,18 +718,16 @@ class PostgresStorage:
 
     def record(self, decisions: Sequence[Decision]) -> list[Decision]:
         """Append a batch in one transaction; see :class:`~semreport.domain.DecisionLog`."""
-        batch = checked_decisions(decisions)
+        batch = check_decision_batch(decisions)
         self._check_open()
         if not batch:
             return []
         return self._write("recording decisions", lambda conn: self._record(conn, batch))
 
-    def _record(
-        self, conn: psycopg.Connection[Any], batch: list[CheckedDecision]
-    ) -> list[Decision]:
+    def _record(self, conn: psycopg.Connection[Any], batch: list[Decision]) -> list[Decision]:
         by_project: dict[str, list[Decision]] = {}
-        for item in batch:
-            by_project.setdefault(item.decision.project_id, []).append(item.decision)
+        for decision in batch:
+            by_project.setdefault(decision.project_id, []).append(decision)
         state: dict[str, tuple[int, datetime | None]] = {}
         for project_id in sorted(by_project):  # one lock order: no deadlock between batches
             row = conn.execute(self._sql.lock_project, (project_id,)).fetchone()
@@ -748,10 +745,10 @@ class PostgresStorage:
             stamps[project_id] = next_recorded_at(now, last_at)
             sequences[project_id] = last_sequence
         stored: list[DecisionRow] = []
-        for item in batch:
-            project_id = item.decision.project_id
+        for decision in batch:
+            project_id = decision.project_id
             sequences[project_id] += 1
-            stored.append(decision_row(item, sequences[project_id], stamps[project_id]))
+            stored.append(decision_row(decision, sequences[project_id], stamps[project_id]))
         rows = (
             (
                 row.decision.project_id,

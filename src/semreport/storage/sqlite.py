@@ -69,8 +69,8 @@ from semreport.storage._common import (
     Clock,
     DecisionRow,
     already_recorded,
+    check_decision_batch,
     check_session_batch,
-    checked_decisions,
     decision_row,
     next_recorded_at,
     read_decision,
@@ -738,24 +738,24 @@ class SQLiteStorage:
 
     def record(self, decisions: Sequence[Decision]) -> list[Decision]:
         """Append a batch atomically; see :class:`~semreport.domain.DecisionLog`."""
-        batch = checked_decisions(decisions)
+        batch = check_decision_batch(decisions)
         if not batch:
             return []
         rows: list[DecisionRow] = []
         with self._write("cannot record the decisions") as conn:
             heads: dict[str, tuple[int, datetime | None]] = {}
             by_project: dict[str, list[Decision]] = {}
-            for item in batch:
-                by_project.setdefault(item.decision.project_id, []).append(item.decision)
+            for decision in batch:
+                by_project.setdefault(decision.project_id, []).append(decision)
             for project_id, members in by_project.items():
                 self._refuse_known(conn, project_id, members)
                 heads[project_id] = self._head(conn, project_id)
             now = self._clock()
-            for item in batch:
-                sequence, previous = heads[item.decision.project_id]
+            for decision in batch:
+                sequence, previous = heads[decision.project_id]
                 at = next_recorded_at(now, previous)
-                rows.append(decision_row(item, sequence + 1, at))
-                heads[item.decision.project_id] = (sequence + 1, at)
+                rows.append(decision_row(decision, sequence + 1, at))
+                heads[decision.project_id] = (sequence + 1, at)
             conn.executemany(
                 "INSERT INTO decisions (project_id, sequence, id, recorded_at, body, sha256) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
