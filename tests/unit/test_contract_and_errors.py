@@ -76,13 +76,26 @@ ERRORS = {
 
 
 class TestErrors:
-    """One hierarchy, stable codes, HTTP statuses, problem documents."""
+    """One hierarchy with stable codes; the domain knows no HTTP."""
 
     @pytest.mark.parametrize(("name", "expected"), sorted(ERRORS.items()))
     def test_design_codes(self, name: str, expected: tuple[str, int]) -> None:
         cls = getattr(semreport, name)
         assert issubclass(cls, semreport.SemReportError)
-        assert (cls.code, cls.http_status) == expected
+        assert cls.code == expected[0]
+
+    @pytest.mark.parametrize(("name", "expected"), sorted(ERRORS.items()))
+    def test_the_http_adapter_maps_each_code_to_its_status(
+        self, name: str, expected: tuple[str, int]
+    ) -> None:
+        from semreport.http import status_of
+
+        assert status_of(getattr(semreport, name)("x")) == expected[1]
+
+    def test_domain_errors_carry_no_http(self) -> None:
+        for _, cls in inspect.getmembers(_errors, inspect.isclass):
+            for member in ("http_status", "title", "to_problem"):
+                assert not hasattr(cls, member), (cls, member)
 
     def test_every_error_is_public_with_a_unique_code(self) -> None:
         classes = [
@@ -96,27 +109,46 @@ class TestErrors:
             assert getattr(semreport, cls.__name__) is cls
             assert cls.__doc__
 
+    def test_a_message_defaults_to_the_class_summary(self) -> None:
+        assert str(semreport.Forbidden()) == (
+            "The caller lacks the role or the project grant the use case requires"
+        )
+        assert semreport.ProjectNotFound("p").message == "p"
+
     def test_problem_document(self) -> None:
+        from semreport.http import problem
+
         err = semreport.ProjectNotFound("project 'p' holds no records")
-        assert err.to_problem() == {
+        assert problem(err) == {
             "type": "https://semreport.invalid/problems/project-not-found",
             "title": "Project not found",
             "status": 404,
             "detail": "project 'p' holds no records",
             "code": "PROJECT_NOT_FOUND",
         }
-        assert str(semreport.Forbidden()) == "Forbidden"
 
     def test_invalid_request_carries_paths(self) -> None:
+        from semreport.http import problem
+
         err = InvalidRequest([FieldError("$.a", "bad"), FieldError("$.b[2]", "worse")])
         assert str(err) == "invalid request: $.a: bad; $.b[2]: worse"
-        assert err.to_problem()["errors"] == [
+        assert problem(err)["errors"] == [
             {"path": "$.a", "message": "bad"},
             {"path": "$.b[2]", "message": "worse"},
         ]
         assert InvalidRequest("plain").errors == (FieldError("$", "plain"),)
         assert str(InvalidRequest([])) == "invalid request"
         assert InvalidRequest.at("$.x", "no").errors == (FieldError("$.x", "no"),)
+
+    def test_a_plug_in_error_takes_its_base_class_status(self) -> None:
+        from semreport.http import status_of
+
+        class QuotaExceeded(semreport.StorageError):
+            """A plug-in's own storage error."""
+
+            code = "QUOTA_EXCEEDED"
+
+        assert status_of(QuotaExceeded()) == 503
 
 
 class TestPublicApi:

@@ -205,5 +205,8 @@ class Authenticator(Protocol):
             Unauthenticated: the token is malformed, expired, not yet valid,
                 signed by an unknown key or an unaccepted algorithm, or
                 otherwise cannot be verified.
+            SemReportError: another library error when no token can be
+                verified right now (e.g. the identity provider's keys cannot
+                be fetched); adapters answer it by its code.
         """
         ...

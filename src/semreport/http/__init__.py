@@ -30,30 +30,36 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "pip install 'semreport[http]'"
     ) from exc
 
-from semreport.http._app import (
-    DIGEST_HEADER_PREFIX,
-    MAX_BODY_BYTES,
-    PROBLEM_MEDIA_TYPE,
-    UnsupportedMediaType,
-    create_app,
-    problem_response,
-)
+from semreport.http._app import DIGEST_HEADER_PREFIX, MAX_BODY_BYTES, create_app
 from semreport.http._auth import ASYMMETRIC_ALGORITHMS, OIDCAuthenticator, StaticTokenAuthenticator
+from semreport.http._errors import (
+    ERROR_STATUSES,
+    PROBLEM_MEDIA_TYPE,
+    ServiceUnavailable,
+    UnsupportedMediaType,
+    problem,
+    problem_response,
+    status_of,
+)
 from semreport.http._openapi import build_openapi, load_openapi
 from semreport.http._serve import build_authenticator, serve
 
 __all__ = [
     "ASYMMETRIC_ALGORITHMS",
     "DIGEST_HEADER_PREFIX",
+    "ERROR_STATUSES",
     "MAX_BODY_BYTES",
     "PROBLEM_MEDIA_TYPE",
     "OIDCAuthenticator",
+    "ServiceUnavailable",
     "StaticTokenAuthenticator",
     "UnsupportedMediaType",
     "build_authenticator",
     "build_openapi",
     "create_app",
     "load_openapi",
+    "problem",
     "problem_response",
     "serve",
+    "status_of",
 ]

@@ -30,6 +30,17 @@ from semreport.domain import (
     SemReportError,
     Unauthenticated,
 )
+from semreport.domain._limits import MAX_BODY_BYTES
+from semreport.http._errors import (
+    PROBLEM_MEDIA_TYPE,
+    HttpError,
+    MethodNotAllowed,
+    NotFound,
+    UnsupportedMediaType,
+    internal_error,
+    problem_response,
+    status_of,
+)
 from semreport.http._openapi import load_openapi
 from semreport.http._routing import (
     BODY_PARAMETERS,
@@ -56,25 +67,12 @@ __all__ = [
     "read_body",
 ]
 
-MAX_BODY_BYTES: Final = 1024 * 1024
-"""The largest request body accepted (1 MiB); larger ones get 413 before being read whole."""
-
 MAX_JSON_DEPTH: Final = 64
 """The deepest nesting of arrays and objects accepted in a JSON body."""
 
-PROBLEM_MEDIA_TYPE: Final = "application/problem+json"
 _TOKEN: Final = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
-_REALM: Final = 'Bearer realm="semreport"'
 
 logger = logging.getLogger("semreport.http")
-
-
-class UnsupportedMediaType(SemReportError):
-    """The request body's content type is not JSON."""
-
-    code = "UNSUPPORTED_MEDIA_TYPE"
-    http_status = 415
-    title = "Unsupported media type"
 
 
 def create_app(
@@ -188,7 +186,7 @@ def _handler(
                 row.path,
                 request_id,
             )
-            response = _internal_error(request_id)
+            response = internal_error(request_id)
         response.headers["X-Request-ID"] = request_id
         response.headers.setdefault("Cache-Control", "no-store")
         return response
@@ -226,9 +224,9 @@ async def _outcome(call: Callable[..., Any], method: Callable[..., Any]) -> SemR
 
 
 def _refused(row: Endpoint, exc: SemReportError | None, request_id: str) -> Response:
-    if exc is None or exc.http_status != 404:
+    if exc is None or status_of(exc) != 404:
         # The contract refuses this row whatever the facade says: answer 404 regardless.
-        exc = _NotFound(f"{row.method} {row.path} is refused for every request")
+        exc = NotFound(f"{row.method} {row.path} is refused for every request")
     response = problem_response(exc, request_id)
     response.headers["X-Request-ID"] = request_id
     response.headers["Cache-Control"] = "no-store"
@@ -436,76 +434,16 @@ def _session_export(result: Any) -> Response:
     )
 
 
-class _NotFound(SemReportError):
-    code = "NOT_FOUND"
-    http_status = 404
-    title = "Not found"
-
-
-class _MethodNotAllowed(SemReportError):
-    code = "METHOD_NOT_ALLOWED"
-    http_status = 405
-    title = "Method not allowed"
-
-
-class _HttpError(SemReportError):
-    code = "HTTP_ERROR"
-    title = "HTTP error"
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-    def to_problem(self) -> dict[str, object]:
-        return {**super().to_problem(), "status": self.status}
-
-
-class _InternalError(SemReportError):
-    code = "INTERNAL_ERROR"
-    http_status = 500
-    title = "Internal error"
-
-
-def problem_response(
-    exc: SemReportError, request_id: str | None = None, headers: Mapping[str, str] | None = None
-) -> JSONResponse:
-    """Return ``exc`` as an RFC 9457 ``application/problem+json`` response.
-
-    Adds ``WWW-Authenticate: Bearer`` to 401 answers, and the request id as
-    the problem's ``instance`` (``urn:uuid:...``) when one is given.
-    """
-    problem = exc.to_problem()
-    if request_id is not None:
-        problem["instance"] = f"urn:uuid:{request_id}"
-    all_headers = dict(headers or {})
-    if exc.http_status == 401:
-        all_headers["WWW-Authenticate"] = _REALM + ', error="invalid_token"'
-    status = problem.get("status")
-    return JSONResponse(
-        problem,
-        status_code=status if isinstance(status, int) else 500,
-        headers=all_headers,
-        media_type=PROBLEM_MEDIA_TYPE,
-    )
-
-
-def _internal_error(request_id: str) -> Response:
-    return problem_response(
-        _InternalError(f"an unexpected error occurred; quote request id {request_id}"),
-        request_id,
-    )
-
-
 async def _http_exception(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     request_id = str(uuid.uuid4())
     error: SemReportError
     if exc.status_code == 405:
-        error = _MethodNotAllowed(f"{request.method} is not allowed on {request.url.path}")
+        error = MethodNotAllowed(f"{request.method} is not allowed on {request.url.path}")
     elif exc.status_code == 404:
-        error = _NotFound(f"no endpoint at {request.url.path}")
+        error = NotFound(f"no endpoint at {request.url.path}")
     else:
-        error = _HttpError(exc.status_code, str(exc.detail))
+        error = HttpError(exc.status_code, str(exc.detail))
     response = problem_response(error, request_id, exc.headers)
     response.headers["X-Request-ID"] = request_id
     return response
@@ -519,7 +457,7 @@ async def _unexpected(request: Request, _exc: Exception) -> Response:
         request.url.path,
         request_id,
     )
-    response = _internal_error(request_id)
+    response = internal_error(request_id)
     response.headers["X-Request-ID"] = request_id
     return response
 
