@@ -12,6 +12,7 @@ The public API is what this module exports; everything else is internal.
 
 from importlib.metadata import PackageNotFoundError, version
 
+from semreport import canonical, limits
 from semreport.contract import CONTRACT, AuthKind, Endpoint, EndpointStatus
 from semreport.domain import (
     Artefact,
@@ -56,6 +57,7 @@ from semreport.domain import (
     SessionStore,
     Storage,
     StorageError,
+    StorageNotFound,
     ToolCall,
     Turn,
     TurnRole,
@@ -69,6 +71,7 @@ from semreport.reports import (
     Digest,
     EvidenceEntry,
     Finding,
+    FindingKind,
     InclusionProof,
     Report,
     ReportEntry,
@@ -125,6 +128,7 @@ __all__ = [
     "Exemplar",
     "FieldError",
     "Finding",
+    "FindingKind",
     "Forbidden",
     "FrozenDict",
     "GnnModelNotLoaded",
@@ -168,6 +172,7 @@ __all__ = [
     "SignalContribution",
     "Storage",
     "StorageError",
+    "StorageNotFound",
     "SupersessionChain",
     "ToolCall",
     "Turn",
@@ -177,8 +182,10 @@ __all__ = [
     "UnsupportedExportFormat",
     "Verification",
     "__version__",
+    "canonical",
     "check_inclusion",
     "from_wire",
+    "limits",
     "open",
     "to_wire",
     "verify",

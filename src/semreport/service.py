@@ -9,8 +9,10 @@ and every project, services pass the authenticated one.
 from __future__ import annotations
 
 import functools
+import itertools
+import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any, Final, NoReturn, TypeVar
@@ -41,7 +43,13 @@ from semreport.domain import (
     Storage,
     Unauthenticated,
 )
-from semreport.domain._values import check_identifier
+from semreport.domain._limits import (
+    MAX_BATCH_DECISIONS,
+    MAX_BATCH_SESSIONS,
+    MAX_DECISION_BYTES,
+    count_problems,
+)
+from semreport.domain._values import InvalidValue, check_identifier, format_path, json_kind
 from semreport.exports import (
     SessionExport,
     SessionImport,
@@ -70,7 +78,7 @@ from semreport.search import (
     parse_exemplar,
 )
 from semreport.storage import open_storage
-from semreport.wire import from_wire
+from semreport.wire import from_wire, to_wire
 
 __all__ = ["Capabilities", "SemReport", "open"]
 
@@ -79,7 +87,9 @@ T = TypeVar("T")
 PLANNED_REFERENCE_DOMAINS: Final = ("regulation", "material", "cost", "lifecycle")
 """The domains reference embedding is planned for."""
 
-_FORBIDDEN: Final = "the caller has no grant for project {project!r} or lacks the {role!r} role"
+# Never names the project: a caller without a grant learns nothing about it, not
+# even whether it exists (the answer is the same for every project it may not read).
+_FORBIDDEN: Final = "the caller has no grant for the project or lacks the {role!r} role"
 
 
 @attrs.frozen
@@ -168,7 +178,7 @@ class SemReport:
         who = self._caller_or_fail(caller)
         for project in projects:
             if not (who.has_role(role) and who.may_read(project)):
-                raise Forbidden(_FORBIDDEN.format(project=project, role=role.value))
+                raise Forbidden(_FORBIDDEN.format(role=role.value))
         if not who.has_role(role):
             raise Forbidden(f"the caller lacks the {role.value!r} role")
         return who
@@ -203,7 +213,7 @@ class SemReport:
             InvalidRequest: a decision is malformed (every bad field is listed).
             DecisionAlreadyRecorded: an id is already stored or repeated; nothing is written.
         """
-        batch = _structure_batch(decisions, Decision)
+        batch = _structure_batch(decisions, Decision, MAX_BATCH_DECISIONS, _check_decision)
         self._require(caller, Role.USER, sorted({d.project_id for d in batch}))
         return self._storage.record(batch)
 
@@ -247,7 +257,7 @@ class SemReport:
             InvalidRequest: a session is malformed (every bad field is listed).
             SessionAlreadyRecorded: an id is already stored or repeated; nothing is written.
         """
-        batch = _structure_batch(sessions, LegacySession)
+        batch = _structure_batch(sessions, LegacySession, MAX_BATCH_SESSIONS, _check_session)
         self._require(caller, Role.USER, sorted({s.project_id for s in batch}))
         return self._storage.record_sessions(batch)
 
@@ -255,12 +265,27 @@ class SemReport:
         """Return one legacy session; the caller needs a grant for its project.
 
         Raises:
-            SessionNotFound: no session has that id.
+            SessionNotFound: no session has that id, or it belongs to a project
+                the caller may not read (the two are answered alike).
         """
         _check_ids(session_id=session_id)
-        self._caller_or_fail(caller)
-        found = self._storage.get_session(session_id)
-        self._require(caller, Role.USER, [found.project_id])
+        self._require(caller, Role.USER)
+        return self._readable_session(session_id, caller)
+
+    def _readable_session(self, session_id: str, caller: Principal | None) -> LegacySession:
+        """Return a session the caller may read; any other is answered as missing.
+
+        A session of a project the caller has no grant for gets the same
+        ``SESSION_NOT_FOUND`` as a session that does not exist, so the answer
+        says nothing about other projects, not even that the session exists.
+        """
+        who = self._caller_or_fail(caller)
+        try:
+            found = self._storage.get_session(session_id)
+        except SessionNotFound:
+            found = None
+        if found is None or not who.may_read(found.project_id):
+            raise SessionNotFound(f"no session {session_id!r} that the caller may read")
         return found
 
     # -- semantic search ---------------------------------------------------------------
@@ -417,10 +442,12 @@ class SemReport:
         The checks run in this order: the session id's syntax
         (``INVALID_REQUEST``), the caller and its ``user`` role
         (``UNAUTHENTICATED``, ``FORBIDDEN``), the format
-        (``UNSUPPORTED_EXPORT_FORMAT``), then the session is looked up
-        (``SESSION_NOT_FOUND``) and the caller's grant for the session's
-        project is checked (``FORBIDDEN``). The format is checked before the
-        look-up so that a request that cannot succeed touches no storage.
+        (``UNSUPPORTED_EXPORT_FORMAT``), then the session is looked up. A
+        session that does not exist and a session of a project the caller
+        has no grant for get the same ``SESSION_NOT_FOUND``, so the answer
+        reveals neither the session nor its project. The format is checked
+        before the look-up so that a request that cannot succeed touches no
+        storage.
 
         Args:
             session_id: The session.
@@ -434,14 +461,13 @@ class SemReport:
 
         Raises:
             UnsupportedExportFormat: ``fmt`` or ``graph_format`` is not allowed.
-            SessionNotFound: no session has that id.
+            SessionNotFound: no session has that id, or the caller may not read it.
             MissingExtra: ``pdf`` without the ``pdf`` extra installed.
         """
         _check_ids(session_id=session_id)
         self._authorize("export_session", caller)
         check_export_format(fmt, graph_format)
-        found = self._storage.get_session(session_id)
-        self._authorize("export_session", caller, found.project_id)
+        found = self._readable_session(session_id, caller)
         return export_legacy_session(found, fmt, memory=self._storage, graph_format=graph_format)
 
     def import_sessions(
@@ -477,7 +503,7 @@ class SemReport:
                     SessionImportProblem(
                         file,
                         Forbidden.code,
-                        _FORBIDDEN.format(project=session.project_id, role=Role.USER.value),
+                        _FORBIDDEN.format(role=Role.USER.value),
                     )
                 )
             elif session.id in taken or self._session_exists(session.id):
@@ -595,25 +621,60 @@ def _check_ids(**ids: object) -> None:
     for name, value in ids.items():
         try:
             check_identifier(value)
-        except (TypeError, ValueError) as exc:
-            errors.append(FieldError(f"$.{name}", str(exc)))
+        except InvalidValue as exc:
+            errors.extend(FieldError(format_path((name, *p), "$"), r) for p, r in exc.problems)
     if errors:
         raise InvalidRequest(errors)
 
 
-def _structure_batch(items: Iterable[T | Mapping[str, Any]], cls: type[T]) -> list[T]:
-    if isinstance(items, (Mapping | str | bytes, cls)):
-        raise InvalidRequest.at("$", f"expected a list of {cls.__name__} objects or mappings")
+def _structure_batch(
+    items: Iterable[T | Mapping[str, Any]], cls: type[T], limit: int, check: Callable[[T], None]
+) -> list[T]:
+    """Structure a batch for ``record``/``record_sessions``, refusing it whole if anything is bad.
+
+    Every bad field of every item is listed with its path; a batch longer
+    than ``limit`` is refused before its items are structured.
+    """
+    if isinstance(items, Mapping | str | bytes | cls) or not isinstance(items, Iterable):
+        raise InvalidRequest.at(
+            "$", f"expected an array of {cls.__name__} objects or mappings, got {json_kind(items)}"
+        )
+    listed = list(itertools.islice(items, limit + 1))
+    if len(listed) > limit:
+        raise InvalidRequest.at("$", f"a batch holds at most {limit} items")
     batch: list[T] = []
     errors: list[FieldError] = []
-    for position, item in enumerate(items):
+    for position, item in enumerate(listed):
+        where = f"$[{position}]"
         try:
-            batch.append(from_wire(item, cls, path=f"$[{position}]"))
+            structured = from_wire(item, cls, path=where)
+            check(structured)
         except InvalidRequest as exc:
             errors.extend(exc.errors)
+        except InvalidValue as exc:
+            errors.extend(FieldError(format_path(p, where), r) for p, r in exc.problems)
+        else:
+            batch.append(structured)
     if errors:
         raise InvalidRequest(errors)
     return batch
+
+
+def _check_decision(decision: Decision) -> None:
+    """Refuse a decision over the request limits (counts, then its size)."""
+    problems = count_problems(decision)
+    if not problems:
+        size = len(
+            json.dumps(to_wire(decision), ensure_ascii=False, separators=(",", ":")).encode()
+        )
+        if size > MAX_DECISION_BYTES:
+            problems.append(((), f"at most {MAX_DECISION_BYTES} bytes as JSON, got {size}"))
+    if problems:
+        raise InvalidValue.of(problems)
+
+
+def _check_session(_session: LegacySession) -> None:
+    """Sessions have no per-item limit beyond their batch size (long transcripts are real)."""
 
 
 _DEFAULT_URL: Final = "sqlite:///semreport.db"
@@ -627,6 +688,7 @@ def open(  # noqa: A001 - the library's entry point is semreport.open, by design
     model: InferenceModel | None = None,
     catalogue: Catalogue | None = None,
     scorer: Scorer | None = None,
+    create: bool = True,
     **storage_options: Any,
 ) -> SemReport:
     """Open the facade over the storage a URL names: the composition root.
@@ -643,7 +705,14 @@ def open(  # noqa: A001 - the library's entry point is semreport.open, by design
         model: The GNN slot; :class:`~semreport.gnn.NullGNN` by default.
         catalogue: A manufacturer catalogue adapter, if one is configured.
         scorer: The search scorer; :class:`~semreport.search.HeuristicScorer` by default.
+        create: Create the storage if it does not exist yet (the default, what
+            code that records decisions wants). ``False`` opens only what
+            exists: a missing SQLite file raises ``StorageNotFound`` and no file
+            is left behind, which is what read-only tools want.
         **storage_options: Passed to the storage adapter (e.g. ``clock``).
+
+    Raises:
+        StorageNotFound: ``create=False`` and the storage does not exist.
 
     Example:
         >>> import semreport
@@ -654,5 +723,5 @@ def open(  # noqa: A001 - the library's entry point is semreport.open, by design
     if require_caller and caller is not None:
         raise InvalidRequest.at("$.caller", "give a caller or require_caller=True, not both")
     default = None if require_caller else (caller if caller is not None else Principal.local())
-    storage = open_storage(url, **storage_options)
+    storage = open_storage(url, create=create, **storage_options)
     return SemReport(storage, caller=default, model=model, catalogue=catalogue, scorer=scorer)

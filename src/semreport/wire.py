@@ -18,12 +18,11 @@ Example:
 from __future__ import annotations
 
 import enum
-import math
-import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Annotated, Any, Final, TypeVar, get_origin
 
+import attrs
 import cattrs
 from cattrs.errors import (
     ClassValidationError,
@@ -31,18 +30,27 @@ from cattrs.errors import (
     IterableValidationError,
     IterableValidationNote,
 )
+from cattrs.gen import make_dict_structure_fn
 
 from semreport.domain import FieldError, FrozenDict, InvalidRequest
 from semreport.domain._values import (
     Constraint,
+    InvalidType,
+    InvalidValue,
+    PathStep,
     check_attribute_name,
     check_attribute_value,
+    check_integer,
+    check_number,
     check_text,
+    format_path,
+    json_kind,
     thaw_json,
 )
 
 __all__ = [
     "converter",
+    "field_errors",
     "format_datetime",
     "from_wire",
     "parse_datetime",
@@ -50,8 +58,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-
-_FIELD_PATH: Final = re.compile(r"[a-z_]+(\[\d+\])?(\.[a-z_]+(\[\d+\])?)*")
 
 
 def format_datetime(value: datetime) -> str:
@@ -70,12 +76,15 @@ def parse_datetime(value: object) -> datetime:
         try:
             parsed = datetime.fromisoformat(value)
         except ValueError:
-            raise ValueError(f"{value[:40]!r} is not an RFC 3339 date-time") from None
+            raise InvalidValue(f"{value[:40]!r} is not an RFC 3339 date-time") from None
     else:
-        raise TypeError(f"expected an RFC 3339 date-time string, got {type(value).__name__}")
+        raise InvalidType(f"expected an RFC 3339 date-time string, got {json_kind(value)}")
     if parsed.tzinfo is None or parsed.utcoffset() is None:
-        raise ValueError("must carry a UTC offset or 'Z' (naive date-times are refused)")
-    return parsed.astimezone(UTC)
+        raise InvalidValue("must carry a UTC offset or 'Z' (naive date-times are refused)")
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:
+        raise InvalidValue(f"{value!s:.40} is out of the representable range") from None
 
 
 def _constraint_of(tp: Any) -> Constraint | None:
@@ -91,40 +100,34 @@ def _structure_str(value: object, _tp: type) -> str:
 
 
 def _structure_int(value: object, _tp: type) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"expected an integer, got {type(value).__name__}")
-    return value
+    return check_integer(value)
 
 
 def _structure_float(value: object, _tp: type) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"expected a number, got {type(value).__name__}")
-    if not math.isfinite(value):
-        raise ValueError(f"must be a finite number, got {value!r}")
-    return float(value)
+    return float(check_number(value))
 
 
 def _structure_bool(value: object, _tp: type) -> bool:
     if not isinstance(value, bool):
-        raise TypeError(f"expected a boolean, got {type(value).__name__}")
+        raise InvalidType(f"expected a boolean, got {json_kind(value)}")
     return value
 
 
 def _structure_enum(value: object, tp: type[enum.Enum]) -> enum.Enum:
+    allowed = ", ".join(repr(m.value) for m in tp)
+    if not isinstance(value, str):
+        raise InvalidType(f"expected one of {allowed}, got {json_kind(value)}")
     try:
         return tp(value)
     except ValueError:
-        allowed = ", ".join(repr(m.value) for m in tp)
-        raise ValueError(f"{value!r} is not one of {allowed}") from None
+        raise InvalidValue(f"{value[:40]!r} is not one of {allowed}") from None
 
 
 def _is_frozendict(tp: Any) -> bool:
     return tp is FrozenDict or get_origin(tp) is FrozenDict
 
 
-def _make_converter() -> cattrs.Converter:
-    conv = cattrs.Converter(detailed_validation=True, forbid_extra_keys=True)
-
+def _register_scalars(conv: cattrs.Converter) -> None:
     # Strict primitives: the defaults would turn "3" into 3 and 2.7 into 2.
     conv.register_structure_hook(str, _structure_str)
     conv.register_structure_hook(int, _structure_int)
@@ -146,19 +149,21 @@ def _make_converter() -> cattrs.Converter:
         lambda tp: _constraint_of(tp) is not None, structure_constrained
     )
 
+
+def _register_collections(conv: cattrs.Converter) -> None:
     def structure_attributes(value: object, _tp: Any) -> FrozenDict[str, Any]:
         if not isinstance(value, Mapping):
-            raise TypeError(f"expected an object, got {type(value).__name__}")
-        errors: list[Exception] = []
+            raise InvalidType(f"expected an object, got {json_kind(value)}")
+        problems: list[tuple[tuple[PathStep, ...], str]] = []
         out: dict[str, Any] = {}
         for key, item in value.items():
             try:
                 out[check_attribute_name(key)] = check_attribute_value(item)
-            except (TypeError, ValueError) as exc:
-                exc.__notes__ = [_KeyNote(str(key))]
-                errors.append(exc)
-        if errors:
-            raise IterableValidationError("invalid attributes", errors, FrozenDict)
+            except InvalidValue as exc:
+                name = key if isinstance(key, str) else repr(key)
+                problems.extend(((name, *path), reason) for path, reason in exc.problems)
+        if problems:
+            raise InvalidValue.of(problems)
         return FrozenDict(out)
 
     conv.register_structure_hook_func(_is_frozendict, structure_attributes)
@@ -174,7 +179,7 @@ def _make_converter() -> cattrs.Converter:
     def structure_collection(value: object, tp: Any) -> Any:
         # Refuse a lone string (or a mapping): cattrs would happily iterate its characters.
         if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
-            raise TypeError(f"expected a list, got {type(value).__name__}")
+            raise InvalidType(f"expected an array, got {json_kind(value)}")
         item_type = tp.__args__[0]
         items: list[Any] = []
         errors: list[Exception] = []
@@ -189,7 +194,10 @@ def _make_converter() -> cattrs.Converter:
                 errors.append(exc)
         if errors:
             raise IterableValidationError(f"While structuring {tp!r}", errors, tp)
-        return get_origin(tp)(items)
+        try:
+            return get_origin(tp)(items)
+        except TypeError:  # an unhashable item for a set: only non-JSON input gets here
+            raise InvalidType("the array holds values that cannot be compared") from None
 
     conv.register_structure_hook_func(is_collection, structure_collection)
 
@@ -207,11 +215,30 @@ def _make_converter() -> cattrs.Converter:
     conv.register_unstructure_hook_func(
         is_tuple, lambda value: [conv.unstructure(item) for item in value]
     )
+
+
+def _register_classes(conv: cattrs.Converter) -> None:
+    def structure_class_factory(cls: type) -> Any:
+        # An object is checked to be a mapping before its fields are read: cattrs would
+        # otherwise report Python's own words ("'int' object is not subscriptable").
+        generated: Callable[[Mapping[str, Any], Any], Any] = make_dict_structure_fn(cls, conv)
+
+        def structure_class(value: object, tp: Any) -> Any:
+            if not isinstance(value, Mapping):
+                raise InvalidType(f"expected an object, got {json_kind(value)}")
+            return generated(value, tp)
+
+        return structure_class
+
+    conv.register_structure_hook_factory(attrs.has, structure_class_factory)
+
+
+def _make_converter() -> cattrs.Converter:
+    conv = cattrs.Converter(detailed_validation=True, forbid_extra_keys=True)
+    _register_scalars(conv)
+    _register_collections(conv)
+    _register_classes(conv)
     return conv
-
-
-class _KeyNote(str):
-    """A ``__notes__`` entry naming the mapping key an error belongs to."""
 
 
 converter: Final[cattrs.Converter] = _make_converter()
@@ -234,61 +261,47 @@ def from_wire(data: object, cls: type[T], *, path: str = "$") -> T:
         return data
     try:
         return converter.structure(data, cls)
-    except (ClassValidationError, IterableValidationError) as exc:
-        raise InvalidRequest(_field_errors(exc, path)) from None
-    except (TypeError, ValueError, ForbiddenExtraKeysError, AttributeError, KeyError) as exc:
-        raise InvalidRequest([FieldError(path, _message(exc))]) from None
+    except Exception as exc:  # noqa: BLE001 - every refusal becomes field errors, none leaks
+        raise InvalidRequest(field_errors(exc, path)) from None
 
 
-def _message(exc: BaseException) -> str:
-    if isinstance(exc, ForbiddenExtraKeysError):
-        return f"unknown field(s): {', '.join(sorted(exc.extra_fields))}"
-    if isinstance(exc, KeyError):
-        return f"required field {exc.args[0]!r} is missing"
-    text = str(exc)
-    if isinstance(exc, TypeError) and "__init__() missing" in text:
-        missing = text.split("argument", 1)[-1].split(":", 1)[-1].strip()
-        return f"required field(s) missing: {missing}"
-    return text or type(exc).__name__
+def field_errors(exc: BaseException, root: str = "$") -> list[FieldError]:
+    """Return the field errors an exception raised while structuring carries, with paths.
 
-
-def _field_errors(exc: BaseException, root: str) -> list[FieldError]:
+    Paths come from data only: the notes cattrs attaches (attribute names and
+    list indices) and the relative paths of :class:`InvalidValue`. An exception
+    that is neither (a bug, or input no check foresaw) becomes a plain "invalid
+    value" at its path, so no message of Python's own reaches the caller.
+    """
     errors: list[FieldError] = []
 
     def walk(error: BaseException, path: str) -> None:
         if isinstance(error, ClassValidationError | IterableValidationError):
             for inner in error.exceptions:
-                walk(inner, path + _step(inner))
-            return
-        if isinstance(error, ForbiddenExtraKeysError):
-            errors.append(FieldError(path, _message(error)))
-            return
-        if isinstance(error, KeyError):
+                walk(inner, format_path(_steps(inner), path))
+        elif isinstance(error, ForbiddenExtraKeysError):
+            unknown = ", ".join(sorted(repr(key)[:42] for key in error.extra_fields))
+            errors.append(FieldError(path, f"unknown field(s): {unknown}"))
+        elif isinstance(error, KeyError):
             errors.append(FieldError(path, "required field is missing"))
-            return
-        text = _message(error)
-        # Validators of a class name their field first ("links: ..."): lift it into the path.
-        field, sep, rest = text.partition(": ")
-        if (
-            sep
-            and field.replace("_", "").replace("[", "").replace("]", "").replace(".", "").isalnum()
-        ):
-            errors.append(FieldError(f"{path}.{field}", rest))
+        elif isinstance(error, InvalidValue):
+            errors.extend(
+                FieldError(format_path(steps, path), reason) for steps, reason in error.problems
+            )
         else:
-            errors.append(FieldError(path, text))
+            errors.append(FieldError(path, "invalid value"))
 
     walk(exc, root)
-    return errors
+    return errors or [FieldError(root, "invalid value")]
 
 
-def _step(error: BaseException) -> str:
+def _steps(error: BaseException) -> tuple[PathStep, ...]:
     for note in getattr(error, "__notes__", ()):
-        if isinstance(note, _KeyNote):
-            return f".{note}"
         name = getattr(note, "name", None)
-        if name is not None:
-            return f".{name}"
+        if isinstance(name, str):
+            return (name,)
+        # Lists note the position of the bad item, mappings its key.
         index = getattr(note, "index", None)
-        if index is not None:
-            return f"[{index}]"
-    return ""
+        if isinstance(index, int | str):
+            return (index,)
+    return ()

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hypothesis import given
+import pytest
+from hypothesis import find, given
 from hypothesis import strategies as st
 
 from semreport.domain import (
@@ -18,6 +19,14 @@ from semreport.domain import (
     Principal,
     ToolCall,
     Turn,
+)
+from semreport.domain._values import (
+    MAX_SAFE_INTEGER,
+    InvalidValue,
+    check_attribute_value,
+    check_number,
+    freeze_json,
+    thaw_json,
 )
 from semreport.storage._common import (
     decode_decision,
@@ -116,3 +125,39 @@ class TestRowCodec:
     @given(sst.legacy_sessions())
     def test_sessions(self, value: LegacySession) -> None:
         assert decode_session(encode_session(value)) == value
+
+
+class TestNumberDomain:
+    """``numbers()`` is exactly the accepted domain: every draw is accepted, the edges are hit."""
+
+    @given(sst.numbers())
+    def test_every_number_is_accepted(self, value: int | float) -> None:
+        assert check_number(value) == value
+        assert check_number(json.loads(json.dumps(value))) == value
+
+    @given(sst.attribute_values())
+    def test_every_attribute_value_is_accepted(self, value: bool | int | float | str) -> None:
+        assert check_attribute_value(value) == value
+
+    @given(sst.json_values())
+    def test_every_json_value_is_accepted(self, value: Any) -> None:
+        assert thaw_json(freeze_json(value)) == value
+
+    @pytest.mark.parametrize(
+        "edge",
+        [MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER, 1.0e17, 9007199254740993.0, -0.0, 5e-324],
+    )
+    def test_the_edges_are_reachable(self, edge: float) -> None:
+        found = find(sst.numbers(), lambda v: v == edge and type(v) is type(edge))
+        assert found == edge
+
+    def test_a_whole_float_beyond_the_safe_integers_is_reachable(self) -> None:
+        found = find(sst.numbers(), lambda v: isinstance(v, float) and 2**53 < v < 1e21)
+        assert found.is_integer()
+
+    @pytest.mark.parametrize(
+        "outside", [2**53, -(2**53), 10**30, float("nan"), float("inf"), float("-inf")]
+    )
+    def test_what_lies_outside_is_refused(self, outside: float) -> None:
+        with pytest.raises(InvalidValue):
+            check_number(outside)

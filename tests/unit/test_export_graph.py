@@ -129,11 +129,6 @@ class TestSerialisations:
         data = json.loads(node_link(build_graph(session_with("a\x00b"))))
         assert data["nodes"][3]["content"] == "a\x00b"
 
-    def test_node_link_escapes_lone_surrogates(self) -> None:
-        content = node_link(build_graph(session_with("x\udc00")))
-        assert content.isascii()
-        assert json.loads(content)["nodes"][3]["content"] == "x\udc00"
-
     @pytest.mark.parametrize("write", [node_link, graphml])
     def test_same_session_same_bytes(self, write: object) -> None:
         assert callable(write)

@@ -58,16 +58,15 @@ class TestSessionJson:
         for sample in UNICODE_SAMPLES:
             assert sample.encode("utf-8") in content
 
-    def test_lone_surrogates_fall_back_to_ascii_escapes(self) -> None:
-        # A session built in code may hold one; the export still succeeds, as valid JSON...
-        session = tiny("broken \ud800 text")
-        content = session_json(session)
-        assert content.isascii()
-        assert b"\\ud800" in content
-        assert json.loads(content)["session"]["turns"][0]["content"] == "broken \ud800 text"
-        # ...which the wire boundary refuses to read back, naming the field.
+    def test_a_session_cannot_hold_lone_surrogates(self) -> None:
+        # Text UTF-8 cannot carry is refused when the session is built, so every
+        # export is plain UTF-8, and reading a document holding one names the field.
+        with pytest.raises(ValueError, match="lone surrogate"):
+            tiny("broken \ud800 text")
+        document = json.loads(session_json(tiny()))
+        document["session"]["turns"][0]["content"] = "broken \ud800 text"
         with pytest.raises(InvalidRequest) as caught:
-            session_from_document(json.loads(content))
+            session_from_document(document)
         assert caught.value.errors[0].path == "$.session.turns[0].content"
 
     def test_same_session_same_bytes(self) -> None:

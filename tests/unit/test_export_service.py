@@ -67,9 +67,17 @@ class TestAuthorisation:
         with pytest.raises(Forbidden):
             sr.export_session("no-such-session", "nope", caller=OPERATOR)
 
-    def test_grant_for_another_project_is_forbidden(self, sr: SemReport) -> None:
-        with pytest.raises(Forbidden, match="p-sample"):
+    def test_a_session_of_another_project_is_answered_as_missing(self, sr: SemReport) -> None:
+        # The same answer as for a session that does not exist: nothing about either
+        # the session or its project leaks to a caller without a grant.
+        with pytest.raises(SessionNotFound) as hidden:
             sr.export_session("s-sample", "json", caller=BOB)
+        with pytest.raises(SessionNotFound) as missing:
+            sr.export_session("s-ghost", "json", caller=BOB)
+        assert hidden.value.message.replace("s-sample", "X") == missing.value.message.replace(
+            "s-ghost", "X"
+        )
+        assert "p-sample" not in hidden.value.message
 
     def test_granted_user_exports(self, sr: SemReport) -> None:
         assert sr.export_session("s-sample", "json", caller=ALICE).session_id == "s-sample"
@@ -89,7 +97,6 @@ class TestFormats:
             sr.export_session("s-sample", fmt, caller=ALICE)  # type: ignore[arg-type]
         assert "json, pdf, graph" in caught.value.message
         assert caught.value.code == "UNSUPPORTED_EXPORT_FORMAT"
-        assert caught.value.http_status == 404
 
     def test_format_is_checked_before_the_session_is_looked_up(self, sr: SemReport) -> None:
         with pytest.raises(UnsupportedExportFormat):

@@ -7,6 +7,7 @@ legacy session.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -38,7 +39,8 @@ EXPECTED: dict[str, dict[str, int]] = {
     "similar": {"user": 200, "operator": 403, "user without the project": 403},
     "gnn_status": {"user": 403, "operator": 200, "user without the project": 403},
     "gnn_infer": {"user": 404, "operator": 404, "user without the project": 404},
-    "export_session": {"user": 200, "operator": 403, "user without the project": 403},
+    # A session of a project the caller may not read is answered as a missing one.
+    "export_session": {"user": 200, "operator": 403, "user without the project": 404},
     "report": {"user": 200, "operator": 403, "user without the project": 403},
     "export_report": {"user": 200, "operator": 403, "user without the project": 403},
     "embed_reference": {"user": 501, "operator": 403, "user without the project": 501},
@@ -176,3 +178,23 @@ class TestUnknownProjects:
         response = _request(client, row, token, _url(row, "p-ghost"))
         assert response.status_code == 404
         assert response.json()["code"] == "PROJECT_NOT_FOUND"
+
+
+class TestUnknownSessions:
+    """A session of a project the caller may not read looks exactly like a missing one."""
+
+    @pytest.mark.parametrize("fmt", ["json", "pdf", "graph"])
+    def test_the_answer_names_neither_the_session_nor_its_project(
+        self, client: TestClient, idp: LocalIdentityProvider, fmt: str
+    ) -> None:
+        token = _token(idp, "user without the project")
+        headers = {"Authorization": f"Bearer {token}"}
+        hidden = client.post(f"/sessions/s-1/export/{fmt}", headers=headers)
+        missing = client.post(f"/sessions/s-ghost/export/{fmt}", headers=headers)
+        assert hidden.status_code == missing.status_code == 404
+        first, second = hidden.json(), missing.json()
+        for document in (first, second):
+            del document["instance"]  # the request id differs, as it must
+        assert first["code"] == "SESSION_NOT_FOUND"
+        assert json.dumps(first).replace("s-1", "X") == json.dumps(second).replace("s-ghost", "X")
+        assert "p-1" not in hidden.text

@@ -21,6 +21,8 @@ from semreport.http import StaticTokenAuthenticator, build_openapi, create_app, 
 from semreport.http._openapi import OPENAPI_PATH, _Schemas, main, render_openapi
 
 DOCUMENT = load_openapi()
+# Integers are limited to what every JSON peer holds exactly (I-JSON, RFC 7493).
+INTEGER = {"type": "integer", "minimum": -(2**53 - 1), "maximum": 2**53 - 1}
 
 
 def _operations(document: dict[str, Any]) -> set[tuple[str, str]]:
@@ -202,9 +204,9 @@ class TestSchemaGeneration:
             "items": {"type": "string"},
         }
         assert props["anything"] == {}
-        assert props["maybe"] == {"anyOf": [{"type": "integer"}, {"type": "null"}]}
-        assert props["mapping"]["additionalProperties"] == {"type": "integer"}
-        assert props["items"] == {"type": "array", "items": {"type": "integer"}}
+        assert props["maybe"] == {"anyOf": [INTEGER, {"type": "null"}]}
+        assert props["mapping"]["additionalProperties"] == INTEGER
+        assert props["items"] == {"type": "array", "items": INTEGER}
         assert schemas.components["Everything"]["required"] == [
             "when",
             "colour",
@@ -260,11 +262,11 @@ class TestSchemaEdges:
     """Less common annotations."""
 
     def test_annotated_without_a_known_constraint_uses_its_type(self) -> None:
-        assert _Schemas().of(Annotated[int, "just a note"]) == {"type": "integer"}
+        assert _Schemas().of(Annotated[int, "just a note"]) == INTEGER
 
     def test_mapping_kinds(self) -> None:
         assert _Schemas().of(MutableMapping[str, int]) == {"type": "object"}
-        assert _Schemas().of(Mapping[str, int])["additionalProperties"] == {"type": "integer"}
+        assert _Schemas().of(Mapping[str, int])["additionalProperties"] == INTEGER
         assert _Schemas().of(dict) == {"type": "object"}
 
     def test_body_and_digest_types_come_from_annotations(self) -> None:
@@ -293,3 +295,51 @@ class TestSchemaEdges:
         with pytest.raises(SystemExit) as exc:
             runpy.run_module("semreport.http", run_name="__main__")
         assert exc.value.code == 2
+
+
+class TestLimits:
+    """Every named limit is stated in the document, and its schemas enforce them."""
+
+    def test_every_limit_is_listed(self) -> None:
+        from semreport import limits
+
+        assert DOCUMENT["x-limits"] == {name: getattr(limits, name) for name in limits.__all__}
+
+    def test_schemas_carry_the_limits(self) -> None:
+        from semreport import limits
+
+        schemas = DOCUMENT["components"]["schemas"]
+        criteria = schemas["Criteria"]["properties"]
+        assert criteria["text"]["maxLength"] == limits.MAX_QUERY_TEXT
+        assert criteria["limit"]["maximum"] == limits.MAX_PAGE_SIZE
+        partial = schemas["PartialDecision"]["properties"]
+        assert partial["tags"]["maxItems"] == limits.MAX_EXEMPLAR_TAGS
+        assert partial["attributes"]["maxProperties"] == limits.MAX_EXEMPLAR_ATTRIBUTES
+        assert partial["statement"]["maxLength"] == limits.MAX_EXEMPLAR_TEXT
+        assert (
+            "1024 KiB"
+            in DOCUMENT["paths"]["/projects/{project_id}/semantic/find"]["post"]["responses"][
+                "413"
+            ]["description"]
+        )
+
+    def test_an_oversized_exemplar_fails_the_schema_and_the_facade_alike(self) -> None:
+        from semreport import InvalidRequest, limits, sample
+
+        exemplar = {
+            "decision": {
+                "title": "x",
+                "attributes": {f"a{n}": n for n in range(limits.MAX_EXEMPLAR_ATTRIBUTES + 1)},
+            }
+        }
+        schema = {
+            **DOCUMENT["components"]["schemas"]["Exemplar"],
+            "components": DOCUMENT["components"],
+        }
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(exemplar, schema)
+        with semreport.open("memory://") as sr:
+            sample.load_into(sr)
+            with pytest.raises(InvalidRequest) as caught:
+                sr.similar("lindenhof", exemplar)
+        assert [e.path for e in caught.value.errors] == ["$.decision.attributes"]

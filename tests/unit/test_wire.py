@@ -147,7 +147,7 @@ class TestStrictness:
             "$.title",
             "$.domain",
             "$.tags[1]",
-            "$.attributes.a b",
+            "$.attributes['a b']",
             "$.attributes.c",
             "$.links[0].kind",
             "$.sequence",
@@ -156,9 +156,8 @@ class TestStrictness:
         ]
         message = str(info.value)
         assert "'nope' is not one of 'regulation'" in message
-        assert "unknown field(s): extra" in message
+        assert "unknown field(s): 'extra'" in message
         assert info.value.code == "INVALID_REQUEST"
-        assert info.value.http_status == 400
 
     @pytest.mark.parametrize(
         ("field", "value"),
@@ -190,7 +189,9 @@ class TestStrictness:
     def test_cross_field_rule_is_located(self) -> None:
         with pytest.raises(InvalidRequest) as info:
             from_wire(wire_decision(links=[{"kind": "supersedes", "target": "d-1"}]), Decision)
-        assert info.value.errors == (FieldError("$.links", "decision 'd-1' cannot link to itself"),)
+        assert info.value.errors == (
+            FieldError("$.links[0].target", "decision 'd-1' cannot link to itself"),
+        )
 
     def test_not_a_mapping(self) -> None:
         with pytest.raises(InvalidRequest) as info:

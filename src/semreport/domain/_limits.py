@@ -26,6 +26,7 @@ __all__ = [
     "MAX_PAGE_SIZE",
     "MAX_QUERY_TEXT",
     "MAX_TAGS",
+    "count_problems",
 ]
 
 MAX_BATCH_DECISIONS: Final = 10_000
@@ -58,3 +59,40 @@ MAX_EXEMPLAR_ATTRIBUTES: Final = 64
 """The most attributes an inline exemplar may carry."""
 MAX_BODY_BYTES: Final = 1024 * 1024
 """The largest HTTP request body (1 MiB); a larger one is ``PAYLOAD_TOO_LARGE``."""
+
+
+_COUNTED: Final = (
+    ("tags", MAX_TAGS, "tags"),
+    ("attributes", MAX_ATTRIBUTES, "attributes"),
+    ("evidence", MAX_EVIDENCE, "evidence items"),
+    ("links", MAX_LINKS, "links"),
+    ("elements", MAX_ELEMENTS, "elements"),
+)
+_EXEMPLAR_COUNTED: Final = (
+    ("tags", MAX_EXEMPLAR_TAGS, "tags"),
+    ("attributes", MAX_EXEMPLAR_ATTRIBUTES, "attributes"),
+    ("evidence", MAX_EVIDENCE, "evidence items"),
+    ("links", MAX_LINKS, "links"),
+    ("elements", MAX_ELEMENTS, "elements"),
+)
+
+
+def count_problems(
+    item: object, *, exemplar: bool = False
+) -> list[tuple[tuple[str | int, ...], str]]:
+    """Return a problem for each collection of a decision (or exemplar) over its limit.
+
+    Args:
+        item: A decision, or an inline exemplar (anything with the collections
+            ``tags``, ``attributes``, ``evidence``, ``links`` and ``elements``).
+        exemplar: Apply the inline exemplar's limits.
+
+    Returns:
+        ``(path, reason)`` pairs, the path relative to ``item``; empty when it fits.
+    """
+    problems: list[tuple[tuple[str | int, ...], str]] = []
+    for name, limit, noun in _EXEMPLAR_COUNTED if exemplar else _COUNTED:
+        count = len(getattr(item, name))
+        if count > limit:
+            problems.append(((name,), f"at most {limit} {noun}, got {count}"))
+    return problems

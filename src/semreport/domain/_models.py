@@ -20,18 +20,27 @@ from semreport.domain._values import (
     Constraint,
     FrozenDict,
     Identifier,
+    InvalidType,
+    InvalidValue,
     JsonValue,
     NonEmptyText,
+    PathStep,
+    SafeInt,
     Sha256Hex,
     Tag,
+    Text,
     check_attribute_name,
     check_attribute_value,
     check_identifier,
+    check_integer,
     check_non_empty,
+    check_optional_text,
     check_sha256,
     check_tag,
+    check_text,
     check_utc,
     freeze_json,
+    json_kind,
 )
 
 __all__ = [
@@ -110,19 +119,25 @@ class Role(enum.StrEnum):
 
 
 def _validator(check: Callable[[Any], object]) -> Callable[[Any, attrs.Attribute[Any], Any], None]:
+    """An attrs validator running ``check``; a refusal carries the attribute's name in its path."""
+
     def validate(_instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
         try:
             check(value)
-        except (TypeError, ValueError) as exc:
-            raise type(exc)(f"{attribute.name}: {exc}") from None
+        except InvalidValue as exc:
+            raise exc.within(attribute.name) from None
 
     return validate
 
 
 def _each(check: Callable[[Any], object]) -> Callable[[Any], None]:
     def run(values: Iterable[Any]) -> None:
-        for value in values:
-            check(value)
+        ordered = isinstance(values, tuple | list)
+        for index, value in enumerate(values):
+            try:
+                check(value)
+            except InvalidValue as exc:
+                raise (exc.within(index) if ordered else exc) from None
 
     return run
 
@@ -135,6 +150,16 @@ def _optional(check: Callable[[Any], object]) -> Callable[[Any], None]:
     return run
 
 
+def _positive(value: object) -> None:
+    if check_integer(value) < 1:
+        raise InvalidValue("must be 1 or more")
+
+
+def _non_negative(value: object) -> None:
+    if check_integer(value) < 0:
+        raise InvalidValue("must be an integer of 0 or more")
+
+
 def _utc(value: datetime) -> datetime:
     return check_utc(value)
 
@@ -144,32 +169,42 @@ def _optional_utc(value: datetime | None) -> datetime | None:
 
 
 def _tuple(items: Iterable[Any]) -> tuple[Any, ...]:
+    if isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
+        raise InvalidType(f"expected an array, got {json_kind(items)}")
     return tuple(items)
 
 
 def _str_frozenset(items: Iterable[str]) -> frozenset[str]:
-    if isinstance(items, str):
-        raise TypeError("expected a collection of strings, not a single string")
+    if isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
+        raise InvalidType(f"expected an array of strings, got {json_kind(items)}")
     return frozenset(items)
 
 
 def _roles(items: Iterable[Role | str]) -> frozenset[Role]:
-    return frozenset(Role(item) for item in items)
+    return frozenset(Role(item) for item in _str_frozenset(items))
 
 
 def _attributes(items: Mapping[str, AttributeValue]) -> FrozenDict[str, AttributeValue]:
+    if not isinstance(items, Mapping):
+        raise InvalidType(f"expected an object, got {json_kind(items)}")
     return items if isinstance(items, FrozenDict) else FrozenDict(items)
 
 
 def _check_attributes(items: Mapping[str, AttributeValue]) -> None:
+    problems: list[tuple[tuple[PathStep, ...], str]] = []
     for name, value in items.items():
-        check_attribute_name(name)
-        check_attribute_value(value)
+        try:
+            check_attribute_name(name)
+            check_attribute_value(value)
+        except InvalidValue as exc:
+            problems.extend(((str(name), *path), reason) for path, reason in exc.problems)
+    if problems:
+        raise InvalidValue.of(problems)
 
 
 def _json_object(value: Mapping[str, Any]) -> FrozenDict[str, JsonValue]:
     if not isinstance(value, Mapping):
-        raise TypeError(f"expected a JSON object, got {type(value).__name__}")
+        raise InvalidType(f"expected a JSON object, got {json_kind(value)}")
     frozen = freeze_json(value)
     assert isinstance(frozen, FrozenDict)
     return frozen
@@ -195,9 +230,9 @@ class Evidence:
 
     kind: EvidenceKind = attrs.field(converter=EvidenceKind)
     ref: NonEmptyText = attrs.field(validator=_validator(check_non_empty))
-    title: str = ""
-    locator: str | None = None
-    quote: str | None = None
+    title: Text = attrs.field(default="", validator=_validator(check_text))
+    locator: Text | None = attrs.field(default=None, validator=_validator(check_optional_text))
+    quote: Text | None = attrs.field(default=None, validator=_validator(check_optional_text))
 
 
 @attrs.frozen
@@ -239,7 +274,7 @@ class Decision:
     title: NonEmptyText = attrs.field(validator=_validator(check_non_empty))
     statement: NonEmptyText = attrs.field(validator=_validator(check_non_empty))
     agent: Identifier = attrs.field(validator=_validator(check_identifier))
-    rationale: str = ""
+    rationale: Text = attrs.field(default="", validator=_validator(check_text))
     domain: DecisionDomain = attrs.field(default=DecisionDomain.GENERAL, converter=DecisionDomain)
     status: DecisionStatus = attrs.field(default=DecisionStatus.PROPOSED, converter=DecisionStatus)
     session_id: Identifier | None = attrs.field(
@@ -258,20 +293,15 @@ class Decision:
         converter=_str_frozenset,
         validator=_validator(_each(check_identifier)),
     )
-    sequence: int | None = attrs.field(default=None)
+    sequence: SafeInt | None = attrs.field(default=None, validator=_validator(_optional(_positive)))
     recorded_at: datetime | None = attrs.field(default=None, converter=_optional_utc)
 
-    @sequence.validator
-    def _check_sequence(self, _attribute: attrs.Attribute[Any], value: int | None) -> None:
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise TypeError("sequence: expected an integer")
-        if value is not None and value < 1:
-            raise ValueError("sequence: must be 1 or more")
-
     def __attrs_post_init__(self) -> None:
-        for link in self.links:
+        for index, link in enumerate(self.links):
             if link.target == self.id:
-                raise ValueError(f"links: decision {self.id!r} cannot link to itself")
+                raise InvalidValue(
+                    f"decision {self.id!r} cannot link to itself", ("links", index, "target")
+                )
 
     @property
     def is_recorded(self) -> bool:
@@ -320,20 +350,15 @@ class Turn:
         decision_refs: Ids of decisions the turn refers to.
     """
 
-    index: int = attrs.field()
+    index: SafeInt = attrs.field(validator=_validator(_non_negative))
     at: datetime = attrs.field(converter=_utc)
     role: TurnRole = attrs.field(converter=TurnRole)
     author: Identifier = attrs.field(validator=_validator(check_identifier))
-    content: str = ""
+    content: Text = attrs.field(default="", validator=_validator(check_text))
     tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=_tuple)
     decision_refs: tuple[Identifier, ...] = attrs.field(
         default=(), converter=_tuple, validator=_validator(_each(check_identifier))
     )
-
-    @index.validator
-    def _check_index(self, _attribute: attrs.Attribute[Any], value: object) -> None:
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError("index: must be an integer of 0 or more")
 
 
 @attrs.frozen
@@ -343,8 +368,10 @@ class Artefact:
     name: NonEmptyText = attrs.field(validator=_validator(check_non_empty))
     media_type: NonEmptyText = attrs.field(validator=_validator(check_non_empty))
     sha256: Sha256Hex = attrs.field(validator=_validator(check_sha256))
-    uri: str = ""
-    turn_index: int | None = None
+    uri: Text = attrs.field(default="", validator=_validator(check_text))
+    turn_index: SafeInt | None = attrs.field(
+        default=None, validator=_validator(_optional(_non_negative))
+    )
 
 
 @attrs.frozen
@@ -372,30 +399,33 @@ class LegacySession:
     artefacts: tuple[Artefact, ...] = attrs.field(default=(), converter=_tuple)
 
     def __attrs_post_init__(self) -> None:
-        problems: list[str] = []
+        problems: list[tuple[tuple[PathStep, ...], str]] = []
         if self.ended_at is not None and self.ended_at < self.started_at:
-            problems.append("ended_at: must not be before started_at")
+            problems.append((("ended_at",), "must not be before started_at"))
         ids = [p.id for p in self.participants]
         if len(set(ids)) != len(ids):
-            problems.append("participants: ids must be unique")
+            problems.append((("participants",), "participant ids must be unique"))
         known = set(ids)
         previous = -1
         for position, turn in enumerate(self.turns):
             if turn.index <= previous:
-                problems.append(f"turns[{position}].index: indices must strictly increase")
+                problems.append((("turns", position, "index"), "indices must strictly increase"))
             previous = turn.index
             if turn.author not in known:
                 problems.append(
-                    f"turns[{position}].author: {turn.author!r} is not a participant id"
+                    (("turns", position, "author"), f"{turn.author!r} is not a participant id")
                 )
         indices = {turn.index for turn in self.turns}
         for position, artefact in enumerate(self.artefacts):
             if artefact.turn_index is not None and artefact.turn_index not in indices:
                 problems.append(
-                    f"artefacts[{position}].turn_index: no turn has index {artefact.turn_index}"
+                    (
+                        ("artefacts", position, "turn_index"),
+                        f"no turn has index {artefact.turn_index}",
+                    )
                 )
         if problems:
-            raise ValueError("; ".join(problems))
+            raise InvalidValue.of(problems)
 
     def participant(self, participant_id: str) -> Participant:
         """Return the participant with that id (``KeyError`` if none)."""

@@ -191,11 +191,7 @@ def node_link(graph: SessionGraph) -> bytes:
             {"source": source, "target": target, **values} for source, target, values in graph.edges
         ],
     }
-    text = json.dumps(data, ensure_ascii=False, allow_nan=False) + "\n"
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return (json.dumps(data, allow_nan=False) + "\n").encode("ascii")
+    return (json.dumps(data, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
 
 
 # XML 1.0 cannot carry these at all, not even as character references.

@@ -23,17 +23,11 @@ def session_json(session: LegacySession) -> bytes:
 
     One line keeps the encoder in C (an indented dump of a 10,000-turn session
     takes twice as long); ``python -m json.tool`` indents it for reading. Text
-    stays readable (no ``\u`` escapes) except when a session built in code
-    holds lone surrogates, which UTF-8 cannot carry: then the whole document
-    is written ASCII-escaped, so the export still succeeds (the wire boundary
-    refuses such text when the document is read back).
+    stays readable (no ``\u`` escapes): a session holds only valid Unicode
+    text, so UTF-8 always carries it.
     """
     document = session_document(session)
-    text = json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n"
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return (json.dumps(document, allow_nan=False) + "\n").encode("ascii")
+    return (json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
 
 
 def session_from_document(data: object, *, path: str = "$") -> LegacySession:

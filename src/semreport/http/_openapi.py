@@ -25,8 +25,10 @@ from typing import Any, Final, Literal, Union, get_args, get_origin
 
 import attrs
 
+from semreport import limits
 from semreport.contract import CONTRACT, Endpoint
 from semreport.domain import IDENTIFIER_PATTERN, FrozenDict, JsonValue, Role
+from semreport.domain._values import MAX_SAFE_INTEGER
 from semreport.http._routing import BODY_PARAMETERS, accepted_query_parameters, digest_header
 
 __all__ = ["OPENAPI_PATH", "build_openapi", "load_openapi", "render_openapi"]
@@ -62,9 +64,59 @@ _QUERY_DESCRIPTIONS: Final = {
 _SESSION_MEDIA_TYPES: Final = ("application/json", "application/pdf", "application/graphml+xml")
 """Media types a session export may have (json and node-link graph, pdf, GraphML)."""
 
+_PAGE: Final = {
+    "minimum": 1,
+    "maximum": limits.MAX_PAGE_SIZE,
+    "description": f"Page size, 1 to {limits.MAX_PAGE_SIZE}.",
+}
+_FILTER_VALUES: Final = (
+    f"All filters and preferences of one request list at most {limits.MAX_FILTER_VALUES} "
+    "values together."
+)
+
 # Hand-written refinements of generated schemas, by class then property: the
-# documented limits the facade enforces (DESIGN section 7).
-_REFINEMENTS: Final[Mapping[str, Mapping[str, Mapping[str, Any]]]] = {}
+# limits the facade enforces, each from its named constant in semreport.limits.
+_REFINEMENTS: Final[Mapping[str, Mapping[str, Mapping[str, Any]]]] = {
+    "Criteria": {
+        "text": {"maxLength": limits.MAX_QUERY_TEXT},
+        "limit": _PAGE,
+        "near": {"maxProperties": limits.MAX_FILTER_VALUES, "description": _FILTER_VALUES},
+    },
+    "Exemplar": {"limit": _PAGE},
+    "Filters": {
+        "domain": {"maxItems": limits.MAX_FILTER_VALUES},
+        "status": {"maxItems": limits.MAX_FILTER_VALUES},
+        "agent": {"maxItems": limits.MAX_FILTER_VALUES},
+        "tags": {"maxItems": limits.MAX_FILTER_VALUES},
+        "attributes": {"maxProperties": limits.MAX_FILTER_VALUES, "description": _FILTER_VALUES},
+    },
+    "FacetSelection": {
+        "domain": {"maxItems": limits.MAX_FILTER_VALUES},
+        "agent": {"maxItems": limits.MAX_FILTER_VALUES},
+        "tags": {"maxItems": limits.MAX_FILTER_VALUES},
+    },
+    "PartialDecision": {
+        "title": {"maxLength": limits.MAX_EXEMPLAR_TEXT},
+        "statement": {"maxLength": limits.MAX_EXEMPLAR_TEXT},
+        "rationale": {
+            "maxLength": limits.MAX_EXEMPLAR_TEXT,
+            "description": "Title, statement and rationale hold at most "
+            f"{limits.MAX_EXEMPLAR_TEXT} characters together.",
+        },
+        "tags": {"maxItems": limits.MAX_EXEMPLAR_TAGS},
+        "attributes": {"maxProperties": limits.MAX_EXEMPLAR_ATTRIBUTES},
+        "evidence": {"maxItems": limits.MAX_EVIDENCE},
+        "links": {"maxItems": limits.MAX_LINKS},
+        "elements": {"maxItems": limits.MAX_ELEMENTS},
+    },
+}
+
+_INTEGER: Final = {
+    "type": "integer",
+    "minimum": -MAX_SAFE_INTEGER,
+    "maximum": MAX_SAFE_INTEGER,
+}
+"""Integers the wire form accepts: within ±(2**53 - 1) (I-JSON, RFC 7493)."""
 
 _DESCRIPTIONS: Final[Mapping[int, str]] = {
     400: "Invalid request: a malformed path id, query, JSON body or field; `errors` lists the "
@@ -73,7 +125,8 @@ _DESCRIPTIONS: Final[Mapping[int, str]] = {
     403: "The caller lacks the role or the project grant; the same answer whether or not the "
     "project exists.",
     404: "Not found: the project, session or export format does not exist.",
-    413: "The request body exceeds 1 MiB (refused before it is read whole).",
+    413: f"The request body exceeds {limits.MAX_BODY_BYTES // 1024} KiB (refused before it is "
+    "read whole).",
     415: "The request body is not `application/json` (UTF-8).",
     500: "An unexpected error; the problem's `instance` carries the request id that is logged.",
     501: "The capability is reserved and not available.",
@@ -142,7 +195,7 @@ class _Schemas:
         if tp is bool:
             return {"type": "boolean"}
         if tp is int:
-            return {"type": "integer"}
+            return dict(_INTEGER)
         if tp is float:
             return {"type": "number"}
         if tp is str:
@@ -417,6 +470,7 @@ def build_openapi(service_cls: type | None = None) -> dict[str, Any]:
             + ".",
         },
         "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
+        "x-limits": {name: getattr(limits, name) for name in limits.__all__},
         "security": [{"bearerAuth": []}],
         "paths": paths,
         "components": {

@@ -7,7 +7,6 @@ import enum
 import html
 import itertools
 import math
-import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, TypeVar
@@ -25,7 +24,20 @@ from semreport.domain import (
     Link,
     ScorerInfo,
 )
-from semreport.domain._values import AttributeName, AttributeValue, Identifier, Tag
+from semreport.domain._limits import (
+    MAX_EXEMPLAR_TEXT,
+    MAX_FILTER_VALUES,
+    MAX_PAGE_SIZE,
+    MAX_QUERY_TEXT,
+    count_problems,
+)
+from semreport.domain._values import (
+    AttributeName,
+    AttributeValue,
+    Identifier,
+    Tag,
+    format_path,
+)
 from semreport.wire import converter, from_wire
 
 __all__ = [
@@ -55,14 +67,12 @@ __all__ = [
 
 T = TypeVar("T")
 
-MAX_TEXT: Final = 4096
-"""The longest query text, in characters."""
-MAX_LIMIT: Final = 100
-"""The largest page size."""
+MAX_TEXT: Final = MAX_QUERY_TEXT
+"""The longest query text, in characters (:data:`semreport.limits.MAX_QUERY_TEXT`)."""
+MAX_LIMIT: Final = MAX_PAGE_SIZE
+"""The largest page size (:data:`semreport.limits.MAX_PAGE_SIZE`)."""
 DEFAULT_LIMIT: Final = 10
 """The page size when none is given."""
-MAX_FILTER_VALUES: Final = 256
-"""The most values a request's filters may list, all facets together."""
 SIGNAL_NAMES: Final = ("text", "terms", "facets", "attributes", "graph", "recency")
 """Every signal the heuristic scorer offers, in explanation order."""
 
@@ -597,19 +607,6 @@ def _check_common(
         errors.append(FieldError("$.filters.recorded", "after is later than before"))
 
 
-_KEY_STEP: Final = re.compile(r"\[([A-Za-z_][^\]]*)\]")
-
-
-def _structure(data: Any, cls: type[T]) -> T:
-    try:
-        return from_wire(data, cls)
-    except InvalidRequest as exc:
-        # Mapping keys come back as "[name]"; paths name them as fields: "$.near.u_value".
-        raise InvalidRequest(
-            [FieldError(_KEY_STEP.sub(r".\1", e.path), e.message) for e in exc.errors]
-        ) from None
-
-
 _SIMPLE: Final = frozenset({"text", "limit", "cursor"})
 
 
@@ -658,7 +655,7 @@ def parse_criteria(data: Criteria | Mapping[str, Any]) -> Criteria:
     simple = _simple_criteria(data) if isinstance(data, Mapping) else None
     if simple is not None and len(simple.text) <= MAX_TEXT and 1 <= simple.limit <= MAX_LIMIT:
         return simple  # nothing else to check: no weights, filters, targets or preferences
-    criteria = simple if simple is not None else _structure(data, Criteria)
+    criteria = simple if simple is not None else from_wire(data, Criteria)
     errors: list[FieldError] = []
     if len(criteria.text) > MAX_TEXT:
         errors.append(FieldError("$.text", f"at most {MAX_TEXT} characters"))
@@ -677,6 +674,24 @@ def parse_criteria(data: Criteria | Mapping[str, Any]) -> Criteria:
     return criteria
 
 
+def _exemplar_problems(decision: PartialDecision) -> list[FieldError]:
+    """The inline exemplar's limits: its text all together, then each collection."""
+    errors = [
+        FieldError(format_path(("decision", *path), "$"), reason)
+        for path, reason in count_problems(decision, exemplar=True)
+    ]
+    size = len(decision.title) + len(decision.statement) + len(decision.rationale)
+    if size > MAX_EXEMPLAR_TEXT:
+        errors.append(
+            FieldError(
+                "$.decision",
+                f"title, statement and rationale hold at most {MAX_EXEMPLAR_TEXT} characters "
+                f"together, got {size}",
+            )
+        )
+    return errors
+
+
 def parse_exemplar(data: Exemplar | Mapping[str, Any]) -> Exemplar:
     """Structure and check an exemplar.
 
@@ -685,17 +700,12 @@ def parse_exemplar(data: Exemplar | Mapping[str, Any]) -> Exemplar:
     """
     if not isinstance(data, Exemplar | Mapping):
         raise InvalidRequest.at("$", "the exemplar must be an Exemplar or a JSON object")
-    exemplar = _structure(data, Exemplar)
+    exemplar = from_wire(data, Exemplar)
     errors: list[FieldError] = []
     if (exemplar.decision_id is None) == (exemplar.decision is None):
         errors.append(FieldError("$.decision_id", "give exactly one of decision_id and decision"))
     if exemplar.decision is not None:
-        for name in ("title", "statement", "rationale"):
-            text = getattr(exemplar.decision, name)
-            if not isinstance(text, str):
-                errors.append(FieldError(f"$.decision.{name}", "must be a string"))
-            elif len(text) > MAX_TEXT:
-                errors.append(FieldError(f"$.decision.{name}", f"at most {MAX_TEXT} characters"))
+        errors.extend(_exemplar_problems(exemplar.decision))
     _check_common(errors, exemplar.weights, exemplar.filters, exemplar.limit, exemplar.cursor)
     if errors:
         raise InvalidRequest(errors)

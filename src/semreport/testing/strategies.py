@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import string
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta, timezone
@@ -40,7 +41,16 @@ from semreport.domain import (
     Turn,
     TurnRole,
 )
-from semreport.domain._values import IDENTIFIER_PATTERN
+from semreport.domain._limits import (
+    MAX_ATTRIBUTES,
+    MAX_BATCH_DECISIONS,
+    MAX_DECISION_BYTES,
+    MAX_ELEMENTS,
+    MAX_EVIDENCE,
+    MAX_LINKS,
+    MAX_TAGS,
+)
+from semreport.domain._values import IDENTIFIER_PATTERN, MAX_SAFE_INTEGER
 from semreport.wire import to_wire
 
 __all__ = [
@@ -57,7 +67,9 @@ __all__ = [
     "json_values",
     "legacy_sessions",
     "links",
+    "malformed_decision_batches",
     "non_empty_text",
+    "numbers",
     "participants",
     "principals",
     "tags",
@@ -97,6 +109,7 @@ _TIMEZONES: Final = st.sampled_from(
 )
 
 
+@functools.cache
 def text(*, allow_nul: bool = True, max_size: int = 60) -> st.SearchStrategy[str]:
     """Any text (possibly empty), mixing random Unicode with :data:`HOSTILE_SPECIMENS`.
 
@@ -113,6 +126,7 @@ def text(*, allow_nul: bool = True, max_size: int = 60) -> st.SearchStrategy[str
     )
 
 
+@functools.cache
 def non_empty_text(*, allow_nul: bool = True, max_size: int = 60) -> st.SearchStrategy[str]:
     """Text with at least one visible character (titles, statements, names)."""
     visible = st.sampled_from(string.ascii_letters + string.digits + "éß漢字😀'\"")
@@ -121,12 +135,14 @@ def non_empty_text(*, allow_nul: bool = True, max_size: int = 60) -> st.SearchSt
     ).map("".join)
 
 
+@functools.cache
 def identifiers() -> st.SearchStrategy[str]:
     """Identifiers: ``^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$``, short ones most often."""
     short = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,11}", fullmatch=True)
     return st.one_of(short, short, st.from_regex(IDENTIFIER_PATTERN, fullmatch=True))
 
 
+@functools.cache
 def tags() -> st.SearchStrategy[str]:
     """Tags: 1 to 128 printable characters without surrounding whitespace."""
     printable = st.characters(exclude_categories=("Cs", "Cc", "Cf", "Zl", "Zp", "Co", "Cn"))
@@ -137,20 +153,52 @@ def tags() -> st.SearchStrategy[str]:
     )
 
 
+@functools.cache
 def attribute_names() -> st.SearchStrategy[str]:
     """Attribute names such as ``cost_eur`` or ``fire_resistance_min``."""
     known = st.sampled_from(["cost_eur", "co2e_kg", "fire_resistance_min", "u_value", "life.yr"])
     return st.one_of(known, st.from_regex(r"[A-Za-z_][A-Za-z0-9_.-]{0,20}", fullmatch=True))
 
 
-def attribute_values() -> st.SearchStrategy[bool | int | float | str]:
-    """Attribute values: booleans, 64-bit integers, finite floats and hostile text."""
+_NUMBER_EDGES: Final[tuple[int | float, ...]] = (
+    0,
+    -0.0,
+    MAX_SAFE_INTEGER,
+    -MAX_SAFE_INTEGER,
+    float(2**53),
+    9007199254740993.0,  # the double just above 2**53 (it rounds to 2**53 + 2)
+    1.0e16,
+    1.0e17,
+    1.0e21,
+    1.0e-7,
+    5e-324,
+    -1.7976931348623157e308,
+    0.1,
+)
+
+
+@functools.cache
+def numbers() -> st.SearchStrategy[int | float]:
+    """Exactly the numbers the wire form accepts: integers within ±(2**53 - 1) and finite floats.
+
+    Every value survives RFC 8785 canonicalisation and every backend unchanged
+    (I-JSON, RFC 7493). Besides uniform draws it favours the edges where
+    serialisers disagree: the safe-integer bounds, whole-number floats between
+    2**53 and 1e21 (which JCS prints without an exponent), ``-0.0``,
+    subnormals and the largest double.
+    """
     return st.one_of(
-        st.booleans(),
-        st.integers(min_value=-(2**63), max_value=2**63 - 1),
+        st.integers(min_value=-MAX_SAFE_INTEGER, max_value=MAX_SAFE_INTEGER),
         st.floats(allow_nan=False, allow_infinity=False),
-        text(),
+        st.integers(min_value=2**53, max_value=10**21).map(float),
+        st.sampled_from(_NUMBER_EDGES),
     )
+
+
+@functools.cache
+def attribute_values() -> st.SearchStrategy[bool | int | float | str]:
+    """Attribute values: booleans, every accepted number (:func:`numbers`) and hostile text."""
+    return st.one_of(st.booleans(), numbers(), text())
 
 
 def aware_datetimes(
@@ -167,15 +215,10 @@ def aware_datetimes(
     )
 
 
+@functools.cache
 def json_values(*, max_leaves: int = 12) -> st.SearchStrategy[Any]:
-    """JSON values (plain ``dict``/``list`` form), with finite numbers and hostile text."""
-    leaves = st.one_of(
-        st.none(),
-        st.booleans(),
-        st.integers(min_value=-(2**53), max_value=2**53),
-        st.floats(allow_nan=False, allow_infinity=False),
-        text(max_size=20),
-    )
+    """JSON values (plain ``dict``/``list`` form), with accepted numbers and hostile text."""
+    leaves = st.one_of(st.none(), st.booleans(), numbers(), text(max_size=20))
     return st.recursive(
         leaves,
         lambda inner: st.one_of(
@@ -185,11 +228,13 @@ def json_values(*, max_leaves: int = 12) -> st.SearchStrategy[Any]:
     )
 
 
+@functools.cache
 def json_objects(*, max_leaves: int = 12) -> st.SearchStrategy[dict[str, Any]]:
     """JSON objects, e.g. tool-call arguments."""
     return st.dictionaries(text(max_size=10), json_values(max_leaves=max_leaves), max_size=4)
 
 
+@functools.cache
 def evidence() -> st.SearchStrategy[Evidence]:
     """Evidence of every kind, with hostile references, titles and quotes."""
     return st.builds(
@@ -230,7 +275,7 @@ def decisions(
         tags=draw(st.frozensets(tags(), max_size=4)),
         attributes=draw(st.dictionaries(attribute_names(), attribute_values(), max_size=4)),
         evidence=draw(st.lists(evidence(), max_size=3)),
-        links=draw(st.lists(links(not_to=own_id), max_size=3)),
+        links=[link for link in draw(st.lists(links(), max_size=3)) if link.target != own_id],
         elements=draw(st.frozensets(identifiers(), max_size=4)),
     )
 
@@ -261,6 +306,7 @@ def decision_batches(
     return [draw(decisions(project_id=p, decision_id=i)) for p, i in keys]
 
 
+@functools.cache
 def participants() -> st.SearchStrategy[Participant]:
     """Session participants of every role."""
     return st.builds(
@@ -268,6 +314,7 @@ def participants() -> st.SearchStrategy[Participant]:
     )
 
 
+@functools.cache
 def tool_calls() -> st.SearchStrategy[ToolCall]:
     """Tool calls with JSON arguments and any JSON result."""
     return st.builds(
@@ -291,6 +338,7 @@ def turns(
     )
 
 
+@functools.cache
 def _sha256() -> st.SearchStrategy[str]:
     return st.text("0123456789abcdef", min_size=64, max_size=64)
 
@@ -347,6 +395,7 @@ def legacy_sessions(
     )
 
 
+@functools.cache
 def principals() -> st.SearchStrategy[Principal]:
     """Callers with any mix of roles and project grants."""
     return st.builds(
@@ -365,3 +414,172 @@ def wire(models: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
         >>> decision_payloads = wire(decisions(project_id="p-1"))
     """
     return models.map(to_wire)
+
+
+# -- malformed input ----------------------------------------------------------------------
+
+_BAD_IDS: Final[tuple[object, ...]] = ("", " x", "-x", "x" * 129, "a b", 5, [], {}, "x\ud800")
+_BAD_TEXT: Final[tuple[object, ...]] = ("", "   ", 5, None, [], {}, "x\udfff")
+_BAD_NUMBERS: Final[tuple[object, ...]] = (
+    2**53,
+    -(2**53),
+    10**30,
+    float("nan"),
+    float("inf"),
+    float("-inf"),
+)
+_BAD_FIELDS: Final[dict[str, tuple[object, ...]]] = {
+    "id": (*_BAD_IDS, None),
+    "project_id": (*_BAD_IDS, None),
+    "agent": (*_BAD_IDS, None),
+    "session_id": _BAD_IDS,
+    "title": _BAD_TEXT,
+    "statement": _BAD_TEXT,
+    "rationale": (5, None, [], {}, "x\ud800"),
+    "domain": ("nope", "REGULATION", 5, None, []),
+    "status": ("nope", "superseded", 5, None, {}),
+    "tags": (
+        "fire",
+        5,
+        None,
+        {"a": 1},
+        [5],
+        [""],
+        [" x"],
+        ["x" * 129],
+        ["\ud800"],
+        [f"t{n}" for n in range(MAX_TAGS + 1)],
+    ),
+    "attributes": (
+        [],
+        "x",
+        5,
+        None,
+        {"a b": 1},
+        {"": 1},
+        {"x": None},
+        {"x": [1]},
+        {"x": {"y": 1}},
+        {"x": "\ud800"},
+        *({"x": number} for number in _BAD_NUMBERS),
+        {f"a{n}": n for n in range(MAX_ATTRIBUTES + 1)},
+    ),
+    "evidence": (
+        "x",
+        5,
+        None,
+        [5],
+        [{}],
+        [{"kind": "nope", "ref": "r"}],
+        [{"kind": "document", "ref": ""}],
+        [{"kind": "document", "ref": "r", "page": 1}],
+        [{"kind": "document", "ref": "r", "quote": 5}],
+        [{"kind": "document", "ref": f"r{n}"} for n in range(MAX_EVIDENCE + 1)],
+    ),
+    "links": (
+        "x",
+        5,
+        None,
+        [None],
+        [{"kind": "supersedes"}],
+        [{"kind": "replaces", "target": "t"}],
+        [{"kind": "supersedes", "target": "-bad"}],
+        [{"kind": "relates_to", "target": f"t{n}"} for n in range(MAX_LINKS + 1)],
+    ),
+    "elements": ("x", 5, None, [5], ["-bad"], [f"e{n}" for n in range(MAX_ELEMENTS + 1)]),
+    "sequence": ("3", 0, -1, 1.5, True, *_BAD_NUMBERS),
+    "recorded_at": ("2020", "2026-01-01T00:00:00", "not a date", 5, []),
+}
+"""For each field of a decision's wire form, values the wire boundary must refuse."""
+
+_NOT_OBJECTS: Final[tuple[object, ...]] = (None, True, 0, 2.5, "x", [], [1], b"bytes", {1, 2})
+_NOT_ARRAYS: Final[tuple[object, ...]] = (None, True, 0, 2.5, "x", b"bytes", {"id": "d-1"})
+_REQUIRED: Final = ("id", "project_id", "title", "statement", "agent")
+
+
+def _malformed_decision(draw: st.DrawFn, valid: dict[str, Any]) -> object:
+    mutation = draw(_MUTATIONS)
+    bad = dict(valid)
+    if mutation == "item":
+        return draw(st.sampled_from(_NOT_OBJECTS))
+    if mutation == "missing":
+        del bad[draw(st.sampled_from(_REQUIRED))]
+    elif mutation == "unknown":
+        bad[draw(st.sampled_from(["extra", "Title", "superseded", "\ud800", ""]))] = 1
+    elif mutation == "self":
+        bad["links"] = [{"kind": draw(st.sampled_from(LinkKind)).value, "target": bad["id"]}]
+    elif mutation == "big":
+        bad["statement"] = "x" * (MAX_DECISION_BYTES + 1)
+    else:
+        name = draw(_BAD_FIELD_NAMES)
+        bad[name] = draw(st.sampled_from(_BAD_FIELDS[name]))
+    return bad
+
+
+_MUTATIONS: Final = st.sampled_from(
+    ["field", "field", "field", "missing", "unknown", "self", "big", "item"]
+)
+_BAD_FIELD_NAMES: Final = st.sampled_from(sorted(_BAD_FIELDS))
+
+
+@functools.cache
+def malformed_decision_batches(*, project_id: str = "p-1") -> st.SearchStrategy[object]:
+    """Input that ``SemReport.record`` must refuse whole, with a typed error.
+
+    Batches of valid decisions (wire form) in which at least one item is
+    broken: a field of the wrong kind or out of range (numbers outside the
+    accepted domain, lone surrogates, naive date-times, identifiers that do
+    not match, collections over their limits), a missing or unknown field, a
+    self-link, a decision over :data:`~semreport.limits.MAX_DECISION_BYTES`,
+    an item that is not an object, an id repeated in the batch. Sometimes the
+    batch itself is wrong: not an array, or longer than
+    :data:`~semreport.limits.MAX_BATCH_DECISIONS`.
+    """
+    # Plain valid decisions are enough to carry the breakage and cheap to draw, so
+    # thousands of batches run in seconds; the variety is in the breakage.
+    words = st.sampled_from(["fire", "timber", "CLT façade", "U-value 0.18", "漢字", "'; --"])
+    link = st.fixed_dictionaries(
+        {
+            "kind": st.sampled_from([k.value for k in LinkKind]),
+            "target": st.sampled_from(["t-1", "t-2"]),
+        }
+    )
+    decision = st.fixed_dictionaries(
+        {
+            "id": st.from_regex(r"d-[a-z0-9]{1,6}", fullmatch=True),
+            "project_id": st.just(project_id),
+            "title": words,
+            "statement": words,
+            "agent": st.sampled_from(["architect", "cost.agent", "fire-engineer"]),
+        },
+        optional={
+            "rationale": words,
+            "domain": st.sampled_from([d.value for d in DecisionDomain]),
+            "status": st.sampled_from([s.value for s in DecisionStatus]),
+            "tags": st.lists(st.sampled_from(["fire", "cost", "REI 60"]), unique=True),
+            "attributes": st.dictionaries(st.sampled_from(["cost_eur", "u_value"]), numbers()),
+            "links": st.lists(link, max_size=2),
+        },
+    )
+    valid = st.lists(decision, min_size=1, max_size=4, unique_by=_key)
+
+    @st.composite
+    def broken(draw: st.DrawFn) -> object:
+        items = draw(valid)
+        chosen = draw(st.sets(st.integers(0, len(items) - 1), min_size=1, max_size=len(items)))
+        return [
+            _malformed_decision(draw, item) if n in chosen else item for n, item in enumerate(items)
+        ]
+
+    return st.one_of(
+        broken(),
+        broken(),
+        broken(),
+        st.sampled_from(_NOT_ARRAYS),
+        st.just([{}] * (MAX_BATCH_DECISIONS + 1)),
+        valid.map(lambda items: [*items, dict(items[0])]),
+    )
+
+
+def _key(item: dict[str, Any]) -> object:
+    return item["id"]
