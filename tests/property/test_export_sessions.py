@@ -20,6 +20,7 @@ from semreport.exports import (
     visible_text,
 )
 from semreport.exports._pdf import _renderable
+from semreport.testing import strategies as sst
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -38,8 +39,7 @@ names = st.text(min_size=1, max_size=30).filter(lambda s: s.strip())
 json_values = st.recursive(
     st.none()
     | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
+    | sst.numbers()
     | any_text,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(any_text, inner, max_size=4),
     max_leaves=12,
