@@ -74,6 +74,12 @@ def _decision(n: int, project_id: str = "p-1") -> Decision:
     )
 
 
+OPENINGS = pytest.mark.parametrize(
+    "options", [{}, {"create": False}], ids=["by-default", "create-false"]
+)
+"""Both ways of opening an existing file: the default (which creates) and ``create=False``."""
+
+
 def _digest(path: Path) -> dict[str, str]:
     """Hash a database file and its -wal (absent ones are noted)."""
     out = {}
@@ -241,16 +247,18 @@ def _database_with_a_live_log(path: Path, user_version: int) -> None:
 class TestARefusedNewerSchema:
     """Refusing a newer schema changes neither the main file nor its write-ahead log."""
 
-    @pytest.mark.parametrize("create", [True, False])
-    def test_main_file_and_wal_stay_byte_for_byte(self, tmp_path: Path, create: bool) -> None:
+    @OPENINGS
+    def test_main_file_and_wal_stay_byte_for_byte(
+        self, tmp_path: Path, options: dict[str, Any]
+    ) -> None:
         path = tmp_path / "newer.db"
         _database_with_a_live_log(path, SCHEMA_VERSION + 1)
         before = _digest(path)
         assert before["-wal"] != "absent"
         with pytest.raises(IncompatibleSchema, match="newer"):
-            open_sqlite(_url(path), create=create)
+            open_sqlite(_url(path), **options)
         with pytest.raises(IncompatibleSchema):
-            semreport.open(_url(path), create=create)
+            semreport.open(_url(path), **options)
         assert _digest(path) == before
 
     def test_a_live_log_of_a_current_file_is_read(self, tmp_path: Path) -> None:
@@ -357,15 +365,15 @@ def read_only_directory() -> Iterator[Path]:
 class TestAReadOnlyDirectory:
     """A file in a read-only directory can be read; writing is a clear StorageError."""
 
-    @pytest.mark.parametrize("create", [True, False])
+    @OPENINGS
     def test_reads_work_and_writes_say_why_not(
-        self, read_only_directory: Path, create: bool
+        self, read_only_directory: Path, options: dict[str, Any]
     ) -> None:
         url = _url(read_only_directory / "x.db")
         expected = [_decision(n).recorded(n + 1, ManualClock()()) for n in range(6)]
 
         def work() -> tuple[list[Decision], Decision, str, str, bool]:
-            store = open_sqlite(url, create=create)
+            store = open_sqlite(url, **options)
             try:
                 read = list(store.decisions("p-1"))
                 one = store.get("p-1", "d-3")

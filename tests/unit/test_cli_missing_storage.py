@@ -15,6 +15,7 @@ from cli_support import URL, run, shared_store
 
 from semreport import sample
 from semreport.cli import EXIT_OK, EXIT_USAGE
+from semreport.http import _serve as http_serve
 
 # Every command that only reads, with the arguments it needs besides --url.
 READERS: dict[str, list[str]] = {
@@ -38,7 +39,11 @@ class TestReadersRefuseAMissingFile:
     """Exit status 2, one line naming the file, and nothing created."""
 
     @pytest.mark.parametrize("command", sorted(READERS))
-    def test_a_reading_command(self, command: str, missing: Path, tmp_path: Path) -> None:
+    def test_a_reading_command(
+        self, command: str, missing: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # Should serve ever get as far as running a server, it must return, not block.
+        monkeypatch.setattr(http_serve.uvicorn, "run", lambda *_a, **_k: None)
         out = tmp_path / "out"
         out.mkdir()
         extra = ["-o", str(out / "x")] if command in {"export-report", "export-session"} else []
