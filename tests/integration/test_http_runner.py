@@ -12,6 +12,8 @@ from pathlib import Path
 
 import httpx
 
+import semreport
+
 
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -23,6 +25,8 @@ class TestRunner:
     """The module runner starts uvicorn with the given storage and credentials."""
 
     def test_serves_until_terminated(self, tmp_path: Path) -> None:
+        # The server only reads: it never creates a storage, so make the file first.
+        semreport.open(f"sqlite:///{tmp_path / 'project.db'}").close()
         port = _free_port()
         env = {**os.environ, "SEMREPORT_DEV_TOKEN": "dev-secret"}
         command = [

@@ -656,7 +656,7 @@ def parse_criteria(data: Criteria | Mapping[str, Any]) -> Criteria:
     if simple is not None and len(simple.text) <= MAX_TEXT and 1 <= simple.limit <= MAX_LIMIT:
         return simple  # nothing else to check: no weights, filters, targets or preferences
     criteria = simple if simple is not None else from_wire(data, Criteria)
-    errors: list[FieldError] = []
+    errors: list[FieldError] = _repeated(data, _CRITERIA_SETS)
     if len(criteria.text) > MAX_TEXT:
         errors.append(FieldError("$.text", f"at most {MAX_TEXT} characters"))
     _check_common(errors, criteria.weights, criteria.filters, criteria.limit, criteria.cursor)
@@ -701,7 +701,7 @@ def parse_exemplar(data: Exemplar | Mapping[str, Any]) -> Exemplar:
     if not isinstance(data, Exemplar | Mapping):
         raise InvalidRequest.at("$", "the exemplar must be an Exemplar or a JSON object")
     exemplar = from_wire(data, Exemplar)
-    errors: list[FieldError] = []
+    errors: list[FieldError] = _repeated(data, _EXEMPLAR_SETS)
     if (exemplar.decision_id is None) == (exemplar.decision is None):
         errors.append(FieldError("$.decision_id", "give exactly one of decision_id and decision"))
     if exemplar.decision is not None:
@@ -710,6 +710,35 @@ def parse_exemplar(data: Exemplar | Mapping[str, Any]) -> Exemplar:
     if errors:
         raise InvalidRequest(errors)
     return exemplar
+
+
+_FILTER_SETS: Final = (
+    ("filters", "domain"),
+    ("filters", "status"),
+    ("filters", "agent"),
+    ("filters", "tags"),
+)
+_CRITERIA_SETS: Final = (
+    *_FILTER_SETS,
+    ("prefer", "domain"),
+    ("prefer", "agent"),
+    ("prefer", "tags"),
+)
+_EXEMPLAR_SETS: Final = (*_FILTER_SETS, ("decision", "tags"), ("decision", "elements"))
+
+
+def _repeated(data: object, paths: tuple[tuple[str, ...], ...]) -> list[FieldError]:
+    """A set given as a JSON array must not repeat a value (the document says uniqueItems)."""
+    if not isinstance(data, Mapping):
+        return []  # an attrs object: its sets hold each value once
+    errors = []
+    for path in paths:
+        value: object = data
+        for step in path:
+            value = value.get(step) if isinstance(value, Mapping) else None
+        if isinstance(value, list | tuple) and len(set(value)) < len(value):
+            errors.append(FieldError(format_path(path, "$"), "values must not repeat"))
+    return errors
 
 
 def _unstructure_filters(filters: Filters) -> dict[str, Any]:
