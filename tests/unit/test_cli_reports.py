@@ -94,6 +94,25 @@ class TestVerify:
         assert result.exit_code == 0, result.stdout
         assert "memory: ok" in result.stdout
 
+    def test_live_says_when_memory_has_moved_on(self, html: Path, store: MemoryStorage) -> None:
+        store.record(
+            [semreport.Decision(id="LH-NEW-001", project_id=P, title="t", statement="s", agent="a")]
+        )
+        result = run("verify", str(html), "--live", "--url", URL)
+        assert result.exit_code == 0, result.stdout
+        assert "memory has moved on: 1 record(s)" in result.stdout
+
+    def test_a_forged_visible_figure_is_located(self, html: Path) -> None:
+        text = html.read_text(encoding="utf-8")
+        block = text.index('id="semreport-report"')
+        forged = text[:block].replace("REI 90", "REI 30", 1) + text[block:]
+        assert forged != text
+        html.write_text(forged, encoding="utf-8")
+        result = run("verify", str(html))
+        assert result.exit_code == EXIT_FAILED
+        assert "page: MISMATCH" in result.stdout
+        assert "[page_mismatch]" in result.stdout
+
     def test_tampered_html(self, html: Path) -> None:
         text = html.read_text(encoding="utf-8")
         block = text.index('id="semreport-report"')

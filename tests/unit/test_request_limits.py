@@ -9,7 +9,7 @@ import pytest
 
 import semreport
 from semreport import InvalidRequest, SemReport, limits, sample
-from semreport.testing.input_rules import PYTHON_INTERNALS
+from semreport.testing.conformance import PYTHON_INTERNALS
 
 
 @pytest.fixture

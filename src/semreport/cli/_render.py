@@ -234,7 +234,7 @@ def digest_table(digest: object) -> Table:
     return table
 
 
-_CHECKS: Final = ("citations", "records_root", "report_sha256", "body", "memory")
+_CHECKS: Final = ("citations", "records_root", "report_sha256", "body", "memory", "page")
 
 
 def verification_lines(verification: object) -> tuple[bool, RenderableType]:
@@ -252,6 +252,16 @@ def verification_lines(verification: object) -> tuple[bool, RenderableType]:
         mark = "not checked" if value is None else ("ok" if value else "MISMATCH")
         checks.append(f"{name}: {mark}")
     lines.append(Text("  " + "; ".join(checks)))
+    moved_on = wire.get("memory_moved_on")
+    if moved_on:
+        lines.append(
+            Text(
+                f"  memory has moved on: {moved_on} record(s) after sequence "
+                f"{wire.get('as_of_sequence')} (memory is at {wire.get('memory_sequence')}); "
+                "not a mismatch",
+                style="yellow",
+            )
+        )
     lines.extend(Text(f"  ✓ {item}", style="green") for item in wire.get("matched", []))
     for problem in wire.get("problems", []):
         where = problem.get("location", "")
@@ -260,6 +270,9 @@ def verification_lines(verification: object) -> tuple[bool, RenderableType]:
             f"sequence {problem['sequence']}" if problem.get("sequence") is not None else "",
         ]
         suffix = ", ".join(c for c in concerned if c)
-        text = f"  ✗ {where}: {problem.get('reason', '')}" + (f" ({suffix})" if suffix else "")
+        kind = f"[{problem['kind']}] " if problem.get("kind") else ""
+        text = f"  ✗ {kind}{where}: {problem.get('reason', '')}" + (
+            f" ({suffix})" if suffix else ""
+        )
         lines.append(Text(text, style="red"))
     return ok, Group(*lines)

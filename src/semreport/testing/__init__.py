@@ -24,22 +24,34 @@ from semreport.testing.synthetic import synthetic_decisions, synthetic_queries
 if TYPE_CHECKING:
     from semreport.testing import strategies
     from semreport.testing.conformance import (
+        InputRefusalRules,
+        MalformedInputRules,
         ManualClock,
         PersistentStorageConformance,
         StorageConformance,
+        TamperRules,
+        poked,
     )
 
 _LAZY = {
+    "InputRefusalRules": "semreport.testing.conformance",
+    "MalformedInputRules": "semreport.testing.conformance",
     "ManualClock": "semreport.testing.conformance",
+    "TamperRules": "semreport.testing.conformance",
+    "poked": "semreport.testing.conformance",
     "PersistentStorageConformance": "semreport.testing.conformance",
     "StorageConformance": "semreport.testing.conformance",
     "strategies": "semreport.testing.strategies",
 }
 
 __all__ = [
+    "InputRefusalRules",
+    "MalformedInputRules",
     "ManualClock",
     "PersistentStorageConformance",
     "StorageConformance",
+    "TamperRules",
+    "poked",
     "strategies",
     "synthetic_decisions",
     "synthetic_queries",

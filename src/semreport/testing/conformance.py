@@ -30,8 +30,15 @@ database would, behind the adapter's back:
 record to ``change`` as the JSON text of its wire form and stores what it
 returns instead, keeping everything else of the row (its hash included).
 
+Bad input at the door is one rule set too: :class:`MalformedInputRules`
+throws :data:`MALFORMED_EXAMPLES` (5,000 by default, the environment
+variable ``SEMREPORT_MALFORMED_EXAMPLES`` changes it) malformed batches at
+:meth:`semreport.SemReport.record` over the adapter and checks that each is
+refused with a typed error naming the field path, in words free of Python's
+own (:data:`PYTHON_INTERNALS`), and that nothing stored changes.
+
 Nothing here is specific to an adapter: the rules only use the
-:class:`~semreport.domain.Storage` protocol.
+:class:`~semreport.domain.Storage` protocol (and the facade over it).
 """
 
 # Test methods are named for the rule they check; docstrings would repeat the names.
@@ -42,12 +49,14 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
+import os
+import re
 import threading
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 import attrs
 import pytest
@@ -74,6 +83,8 @@ from semreport.domain import (
     LegacySession,
     Link,
     Participant,
+    Principal,
+    SemReportError,
     SessionAlreadyRecorded,
     SessionNotFound,
     Storage,
@@ -81,12 +92,17 @@ from semreport.domain import (
     ToolCall,
     Turn,
 )
+from semreport.service import SemReport
 from semreport.testing import strategies as sst
+from semreport.wire import to_wire
 
 __all__ = [
+    "MALFORMED_EXAMPLES",
+    "PYTHON_INTERNALS",
     "DecisionLogRules",
     "DecisionMemoryRules",
     "InputRefusalRules",
+    "MalformedInputRules",
     "ManualClock",
     "PersistenceRules",
     "PersistentStorageConformance",
@@ -964,6 +980,83 @@ class TamperRules(StorageFixtures):
         assert storage.get_session("s-2") == session("s-2")
 
 
+MALFORMED_EXAMPLES: Final = int(os.environ.get("SEMREPORT_MALFORMED_EXAMPLES", "5000"))
+"""How many malformed batches each backend is given (``SEMREPORT_MALFORMED_EXAMPLES``)."""
+
+PYTHON_INTERNALS: Final = re.compile(
+    r"object has no attribute|object is not|not subscriptable|not iterable|unhashable"
+    r"|positional argument|keyword argument|Traceback|__\w+__|<class |<built-in"
+    r"|'(?:dict|list|tuple|int|float|str|bytes|bool|set|frozenset|NoneType)'"
+)
+"""Words of Python's own that must never reach a caller in an error message."""
+
+_PROJECT: Final = "p-malformed"
+
+
+def _stored(storage: Storage) -> list[Any]:
+    return [to_wire(d) for d in storage.decisions(_PROJECT)]
+
+
+class MalformedInputRules(StorageFixtures):
+    """``record`` refuses every malformed batch with a typed error and changes nothing."""
+
+    def _facade(self) -> tuple[SemReport, Storage]:
+        storage = self.fresh()
+        facade = SemReport(storage, caller=Principal.local())
+        facade.record(
+            [
+                Decision(id=f"kept-{n}", project_id=_PROJECT, title="t", statement="s", agent="a")
+                for n in range(3)
+            ]
+        )
+        return facade, storage
+
+    def test_malformed_batches_are_refused_and_change_nothing(self) -> None:
+        facade, storage = self._facade()
+        before = _stored(storage)
+
+        @settings(
+            max_examples=MALFORMED_EXAMPLES,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+            database=None,
+        )
+        @given(sst.malformed_decision_batches(project_id=_PROJECT))
+        def refused(batch: object) -> None:
+            try:
+                facade.record(batch)  # type: ignore[arg-type]
+            except SemReportError as exc:
+                check_refusal(exc)
+            else:
+                raise AssertionError(f"accepted a malformed batch: {batch!r:.300}")
+            assert storage.latest_sequence(_PROJECT) == len(before)
+
+        refused()
+        assert _stored(storage) == before
+
+    def test_a_refusal_names_every_bad_field(self) -> None:
+        facade, _storage = self._facade()
+        good = {"id": "x-1", "project_id": _PROJECT, "title": "t", "statement": "s", "agent": "a"}
+        bad = [good, {**good, "id": "x-2", "attributes": {"big": 2**53}}, None]
+        with pytest.raises(InvalidRequest) as refused:
+            facade.record(bad)  # type: ignore[arg-type]
+        assert [e.path for e in refused.value.errors] == ["$[1].attributes.big", "$[2]"]
+
+
+def check_refusal(exc: SemReportError) -> None:
+    """Assert that a refusal is typed, names where the input is bad, and leaks no internals."""
+    message = str(exc)
+    assert not PYTHON_INTERNALS.search(message), message
+    if isinstance(exc, InvalidRequest):
+        assert exc.errors, message
+        for error in exc.errors:
+            assert error.path.startswith("$"), error
+            assert error.path in message, (error.path, message)
+            assert not PYTHON_INTERNALS.search(error.message), error
+    else:
+        assert isinstance(exc, DecisionAlreadyRecorded), exc
+
+
 class StorageConformance(
     DecisionLogRules,
     DecisionMemoryRules,
@@ -971,6 +1064,7 @@ class StorageConformance(
     RoundTripRules,
     StatefulRules,
     InputRefusalRules,
+    MalformedInputRules,
     TamperRules,
 ):
     """Every rule a storage adapter must keep.
