@@ -359,7 +359,7 @@ class SemReport:
         checked = parse_exemplar(exemplar)
         return _expect(self.scorer.score(self._storage, project_id, checked), SearchResult)
 
-    # -- reports (issue 4): read Decision Memory only, through the read-only port ----------
+    # -- reports: read Decision Memory only, through the read-only port -------------------
 
     def _memory_of(self, project_id: str) -> DecisionMemory:
         memory: DecisionMemory = self._storage
