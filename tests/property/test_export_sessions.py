@@ -37,10 +37,7 @@ contents = st.one_of(
 )
 names = st.text(min_size=1, max_size=30).filter(lambda s: s.strip())
 json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | sst.numbers()
-    | any_text,
+    st.none() | st.booleans() | sst.numbers() | any_text,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(any_text, inner, max_size=4),
     max_leaves=12,
 )
