@@ -64,12 +64,16 @@ criteria_st = st.fixed_dictionaries(
             {},
             optional={
                 "domain": st.lists(
-                    st.sampled_from(["regulation", "material", "cost", "lifecycle"]), max_size=2
+                    st.sampled_from(["regulation", "material", "cost", "lifecycle"]),
+                    max_size=2,
+                    unique=True,
                 ),
                 "status": st.lists(
-                    st.sampled_from(["accepted", "proposed", "superseded"]), max_size=2
+                    st.sampled_from(["accepted", "proposed", "superseded"]),
+                    max_size=2,
+                    unique=True,
                 ),
-                "tags": st.lists(st.sampled_from([*TAGS, "nothing"]), max_size=2),
+                "tags": st.lists(st.sampled_from([*TAGS, "nothing"]), max_size=2, unique=True),
                 "attributes": st.just({"cost_eur": {"min": 1000, "max": 4000}}),
             },
         ),
