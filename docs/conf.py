@@ -5,10 +5,8 @@ Build with ``nox -s docs`` (warnings are errors).
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "_ext"))
@@ -28,6 +26,9 @@ extensions = [
     "sphinx.ext.viewcode",
     "sphinx_click",
     "contract_table",
+    "public_names",
+    "readable_defaults",
+    "reachable_pages",
 ]
 
 source_suffix = {".md": "markdown"}
@@ -53,30 +54,3 @@ napoleon_attr_annotations = True
 html_theme = "furo"
 html_title = f"semreport {release}"
 html_static_path: list[str] = []
-
-
-# Topic guides and the performance page are written on other branches (and
-# performance.md by ``nox -s bench``); index.md lists those that exist, and links to a
-# missing one read as plain text, so the docs never point at a page that is not there.
-OPTIONAL_PAGES = {
-    "%TOPIC-GUIDES%": ("storage", "search", "reports", "digest", "sessions", "postgres", "http"),
-    "%PERFORMANCE%": ("performance",),
-}
-
-
-def _list_optional_pages(_app: Any, docname: str, source: list[str]) -> None:
-    missing: list[str] = []
-    for marker, names in OPTIONAL_PAGES.items():
-        present = [name for name in names if (HERE / f"{name}.md").exists()]
-        missing += [name for name in names if name not in present]
-        if docname == "index":
-            source[0] = source[0].replace(marker, "\n".join(present))
-    # A link to an optional page that is not there yet reads as plain text.
-    for name in missing:
-        pattern = r"\[([^\]]+)\]\((?:\.\./)?" + re.escape(name) + r"\.md(?:#[^)]*)?\)"
-        source[0] = re.sub(pattern, r"\1", source[0])
-
-
-def setup(app: Any) -> None:
-    """Connect the hook that fills in the optional pages."""
-    app.connect("source-read", _list_optional_pages)
