@@ -29,6 +29,7 @@ from semreport.canonical import canonical_json_fast
 from semreport.domain import EvidenceKind
 from semreport.reports._digest import Digest
 from semreport.reports._model import EvidenceEntry, Report
+from semreport.reports._views import page_view
 from semreport.wire import format_datetime
 
 __all__ = ["REPORT_BLOCK_ID", "ReportExport", "embed_json", "library_version", "render_html"]
@@ -148,6 +149,7 @@ def render_html(report: Report, *, exported_at: datetime, version: str | None = 
         summary=report.summary,
         digest=report.digest,
         superseded_by=superseded_by,
+        view=page_view(report),
         evidence_titles=_EVIDENCE_TITLES,
         exported_at=format_datetime(exported_at),
         version=library_version() if version is None else version,
