@@ -17,6 +17,7 @@ import hashlib
 import itertools
 from collections.abc import Iterable
 from datetime import datetime
+from html import escape
 from importlib.metadata import PackageNotFoundError, version
 from importlib.resources import files
 from typing import Any, Final
@@ -28,7 +29,7 @@ from markupsafe import Markup
 from semreport.canonical import canonical_json_fast
 from semreport.domain import EvidenceKind
 from semreport.reports._digest import Digest
-from semreport.reports._model import EvidenceEntry, Report
+from semreport.reports._model import EvidenceEntry, Report, report_html
 from semreport.reports._views import page_view
 from semreport.wire import format_datetime
 
@@ -61,12 +62,20 @@ class ReportExport:
         filename: A suggested file name.
     """
 
-    html: str
-    digest: Digest
+    html: str = attrs.field(repr=lambda page: f"<{len(page)} characters>")
+    digest: Digest = attrs.field(repr=False)
     report: Report
     exported_at: datetime
     media_type: str = "text/html; charset=utf-8"
     filename: str = "report.html"
+
+    def _repr_html_(self) -> str:
+        """The report's notebook view, with the export time and file name."""
+        return (
+            f"<div><p><small>Exported {escape(format_datetime(self.exported_at))} as "
+            f"<code>{escape(self.filename)}</code> ({len(self.html)} characters).</small></p>"
+            f"{report_html(self.report)}</div>"
+        )
 
 
 def library_version() -> str:
