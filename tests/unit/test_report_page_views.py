@@ -160,6 +160,19 @@ class TestTotals:
         assert unit == "kg CO₂e"
         assert grand == "1"  # math.fsum: exactly 1.0, not 0.9999999999999999 or 0
 
+    def test_a_domain_without_values_shows_a_dash_not_zero(self) -> None:
+        records = [
+            decision(1, domain="cost", status="accepted", attributes={"cost_eur": 5}),
+            decision(2, domain="material", status="accepted"),
+        ]
+        report, page = _page(records)
+        (_, _, totals, grand), *_ = page_view(report).totals
+        assert {t.domain.value: t.value for t in totals} == {"material": "\u2014", "cost": "5"}
+        assert grand == "5"
+        chart = _between(page, 'id="chart-cost_eur"', "</figure>")
+        assert ">\u2014</text>" in chart
+        assert ">5 €</text>" in chart
+
     def test_negative_totals_draw_a_credit_bar(self) -> None:
         records = [decision(1, domain="cost", status="accepted", attributes={"cost_eur": -40})]
         _, page = _page(records)

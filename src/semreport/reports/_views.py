@@ -42,6 +42,7 @@ _CHART_WIDTH: Final = 560
 _LABEL_WIDTH: Final = 88
 _VALUE_WIDTH: Final = 150
 _ROW: Final = 26
+_NONE: Final = "\u2014"  # no decision in force carries the attribute
 _BAR: Final = 18
 
 
@@ -227,16 +228,26 @@ def _totals(
         unit = _UNITS.get(name, "")
         sums = {domain: _sum(v) for domain, v in values.items()}
         totals = tuple(
-            Total(domain, format_amount(sums[domain]), len(values[domain])) for domain in domains
+            Total(
+                domain,
+                format_amount(sums[domain]) if values[domain] else _NONE,
+                len(values[domain]),
+            )
+            for domain in domains
         )
         grand = format_amount(_sum(list(sums.values())))
         table.append((name, unit, totals, grand))
-        charts.append(_total_chart(name, unit, domains, sums))
+        counted = {domain for domain, v in values.items() if v}
+        charts.append(_total_chart(name, unit, domains, sums, counted))
     return tuple(table), tuple(charts)
 
 
 def _total_chart(
-    name: str, unit: str, domains: Sequence[DecisionDomain], sums: Mapping[DecisionDomain, float]
+    name: str,
+    unit: str,
+    domains: Sequence[DecisionDomain],
+    sums: Mapping[DecisionDomain, float],
+    counted: set[DecisionDomain],
 ) -> Chart:
     largest = max((abs(v) for v in sums.values()), default=0) or 1
     span = _CHART_WIDTH - _LABEL_WIDTH - _VALUE_WIDTH
@@ -244,7 +255,7 @@ def _total_chart(
     for row, domain in enumerate(domains):
         value = sums[domain]
         width = span * abs(value) / largest
-        shown = f"{format_amount(value)} {unit}".strip()
+        shown = f"{format_amount(value)} {unit}".strip() if domain in counted else _NONE
         segments = (
             (
                 Segment(
