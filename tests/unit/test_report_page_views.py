@@ -103,6 +103,12 @@ class TestCharts:
         assert " style=" not in self.page
         assert self.page.count("<script") == 1
 
+    def test_an_empty_report_draws_an_empty_chart_and_verifies(self) -> None:
+        _, page = _page([])
+        assert 'id="chart-status"' in page
+        assert "<rect" in page  # the legend only
+        assert semreport.verify(page).ok
+
     def test_no_totals_without_the_attributes(self) -> None:
         _, page = _page([decision(1, domain="cost", status="accepted")])
         assert 'id="chart-status"' in page
