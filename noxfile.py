@@ -48,8 +48,8 @@ def typecheck(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """Run ruff's linter and its formatter check."""
     session.install(*nox.project.dependency_groups(PYPROJECT, "lint"))
-    session.run("ruff", "check", "src", "tests", "benchmarks", "noxfile.py")
-    session.run("ruff", "format", "--check", "src", "tests", "benchmarks", "noxfile.py")
+    session.run("ruff", "check", "src", "tests", "benchmarks", "tools", "noxfile.py")
+    session.run("ruff", "format", "--check", "src", "tests", "benchmarks", "tools", "noxfile.py")
 
 
 @nox.session(python=PYTHON)
@@ -109,7 +109,7 @@ def pdfpreview(session: nox.Session) -> None:
     """
     _install(session, extras="pdf")
     out = "build/pdfpreview"
-    session.run("python", "-m", "semreport.exports._sample", f"{out}/sample-session.pdf")
+    session.run("python", "-m", "semreport.testing.samples", f"{out}/sample-session.pdf")
     session.run(
         "pdftoppm",
         "-png",

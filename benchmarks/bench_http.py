@@ -65,7 +65,7 @@ def _serve(port: int) -> None:
     import semreport
     from semreport import Principal
     from semreport.http import StaticTokenAuthenticator, serve
-    from semreport.http.testing import sample_decisions, sample_session
+    from semreport.testing.samples import sample_decisions, sample_session
 
     service = semreport.open("memory://", require_caller=True)
     seeder = Principal.local("seeder")
@@ -75,7 +75,9 @@ def _serve(port: int) -> None:
         if number > 1:
             decision["links"] = [{"kind": "relates_to", "target": f"d-{number // 2}"}]
     service.record(decisions, caller=seeder)
-    service.record_sessions([sample_session(PROJECT, "s-bench")], caller=seeder)
+    service.record_sessions(
+        [sample_session(2, session_id="s-bench", project_id=PROJECT)], caller=seeder
+    )
     auth = StaticTokenAuthenticator({TOKEN: Principal("bench", roles={"user"}, projects={PROJECT})})
     serve(service=service, authenticator=auth, host="127.0.0.1", port=port, log_level="warning")
 

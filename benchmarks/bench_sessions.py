@@ -16,7 +16,7 @@ import networkx as nx
 
 from semreport import LegacySession
 from semreport.exports import build_graph, export_legacy_session
-from semreport.exports._sample import sample_session
+from semreport.testing.samples import sample_session
 
 TITLE = "Legacy session export"
 ORDER = 50
@@ -120,7 +120,7 @@ def run(quick: bool) -> str:
         f"Load average (1 min) at the end of the run: {load:.1f} on {os.cpu_count()} cores.\n\n"
     )
     check.write(
-        "Sessions come from `semreport.exports._sample.sample_session(n)`: three participants, "
+        "Sessions come from `semreport.testing.sample_session(n)`: three participants, "
         "turns of 110 to 250 characters with Greek, symbols and CJK text every fourth turn, a "
         "tool call with nested arguments and result every third turn, a decision reference "
         "every fifth. Times are the median of 3 runs (1 run for 10,000 turns and for PDFs from "

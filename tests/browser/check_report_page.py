@@ -1,9 +1,13 @@
-"""Open an exported report in headless Debian Chromium and fail on any console error or request.
+"""Open exported reports in headless Debian Chromium and fail on any console error or request.
 
 Run by ``nox -s browser``. Uses Playwright for Python with the system browser
-(``/usr/bin/chromium``; never a Playwright browser download). The page and a
-full-page screenshot are written to ``$SEMREPORT_BROWSER_OUT`` (default
-``/tmp/semreport-browser``), outside the repository.
+(``/usr/bin/chromium``; never a Playwright browser download). Two pages: a
+small project with hostile text, and the Lindenhof sample, whose table of
+contents, domain navigation, charts and print layout are checked. Pages,
+screenshots (the top, a domain section, the digest, the first printed page)
+and the print-to-PDF file are written to ``$SEMREPORT_BROWSER_OUT`` (default
+``/tmp/semreport-browser``), outside the repository; the PDF's page count is
+printed.
 """
 
 from __future__ import annotations
@@ -12,9 +16,11 @@ import os
 import sys
 from pathlib import Path
 
+import pypdf
 from playwright.sync_api import sync_playwright
 
 import semreport
+from semreport import sample
 
 CHROMIUM = os.environ.get("SEMREPORT_CHROMIUM", "/usr/bin/chromium")
 FLAGS = [
@@ -77,6 +83,83 @@ def _load(browser, url: str) -> tuple[list[str], list[str]]:  # type: ignore[no-
     return errors, requests
 
 
+# Every in-page link must land on an element; every hash and id must sit on one line in print.
+_BROKEN_LINKS = """() => [...document.querySelectorAll('a[href^="#"]')]
+    .map(a => a.getAttribute('href').slice(1))
+    .filter(id => !document.getElementById(id))"""
+_SPLIT_TOKENS = """() => [...document.querySelectorAll('code')]
+    .filter(c => c.getClientRects().length > 1)
+    .map(c => c.textContent)"""
+_OVERFLOW = """() => [...document.querySelectorAll('code')]
+    .filter(c => c.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+    .map(c => c.textContent)"""
+# A4 less the print stylesheet's side margins (210 - 28 mm) at 96 px per inch.
+_PRINT_WIDTH = 688
+
+
+def _navigable(browser, out: Path) -> tuple[list[str], int]:  # type: ignore[no-untyped-def]
+    """Check the Lindenhof page's navigation, charts and print layout; return problems, pages."""
+    with semreport.open("memory://") as sr:
+        sample.load_into(sr)
+        exported = sr.export_report(sample.PROJECT_ID)
+    page_file = out / "lindenhof.html"
+    page_file.write_text(exported.html, encoding="utf-8")
+    problems: list[str] = []
+    if not semreport.verify(exported.html).ok:
+        problems.append("the Lindenhof page does not verify")
+    url = page_file.resolve().as_uri()
+    errors: list[str] = []
+    requests: list[str] = []
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    _watch(page, url, errors, requests)
+    page.goto(url, wait_until="load")
+    page.screenshot(path=str(out / "lindenhof-top.png"))
+    broken = page.evaluate(_BROKEN_LINKS)
+    toc = page.locator("nav#toc a").count()
+    charts = page.locator("figure.chart svg").count()
+    bars = page.locator("figure.chart svg rect").count()
+    domain_navs = page.locator("nav.domain-nav").count()
+    page.locator("#domain-material").scroll_into_view_if_needed()
+    page.evaluate("() => document.getElementById('domain-material').scrollIntoView()")
+    page.screenshot(path=str(out / "lindenhof-domain.png"))
+    page.evaluate("() => document.getElementById('digest').scrollIntoView()")
+    page.screenshot(path=str(out / "lindenhof-digest.png"))
+    page.evaluate("() => document.getElementById('costs').scrollIntoView()")
+    page.screenshot(path=str(out / "lindenhof-costs.png"))
+    page.set_viewport_size({"width": _PRINT_WIDTH, "height": 1000})
+    page.emulate_media(media="print")
+    split = page.evaluate(_SPLIT_TOKENS)
+    overflow = page.evaluate(_OVERFLOW)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.screenshot(path=str(out / "lindenhof-print.png"))
+    pdf = out / "lindenhof.pdf"
+    page.pdf(path=str(pdf), format="A4", print_background=True)
+    context.close()
+    pages = len(pypdf.PdfReader(pdf).pages)
+    problems += errors + [f"network request: {r}" for r in requests]
+    problems += [f"link to a missing anchor: #{target}" for target in broken]
+    problems += [f"broken across lines in print: {text}" for text in split]
+    problems += [f"wider than the printed page: {text}" for text in overflow]
+    sections = len(exported.report.sections)
+    if toc != sections + 4:
+        problems.append(f"table of contents has {toc} links, expected {sections + 4}")
+    if domain_navs != sections:
+        problems.append(f"{domain_navs} domain navigation bars for {sections} domains")
+    if charts != 3 or bars < 10:
+        problems.append(f"expected 3 charts with bars, saw {charts} charts and {bars} bars")
+    if pages < sections + 3:
+        problems.append(f"print-to-PDF has {pages} pages, fewer than the sections")
+    print(f"lindenhof: {page_file}  print-to-PDF: {pdf}  {pages} pages (A4)")
+    print(
+        f"lindenhof: {toc} contents links, {domain_navs} domain navigation bars, "
+        f"{charts} charts of {bars} bars, 0 broken anchors"
+        if not broken
+        else f"lindenhof: {len(broken)} broken anchors"
+    )
+    return problems, pages
+
+
 def main() -> int:
     out = Path(os.environ.get("SEMREPORT_BROWSER_OUT", "/tmp/semreport-browser"))
     out.mkdir(parents=True, exist_ok=True)
@@ -120,9 +203,11 @@ def main() -> int:
         page.goto(url + "#decision-d-3", wait_until="load")
         page.wait_for_timeout(300)
         page.screenshot(path=str(out / "report-anchor.png"))
+        context.close()
+        navigable, _ = _navigable(browser, out)
         browser.close()
 
-    problems = list(errors)
+    problems = list(errors) + navigable
     problems += [f"network request: {r}" for r in requests]
     if shown_root != exported.digest.records_root:
         problems.append(f"digest not shown: {shown_root!r}")

@@ -25,7 +25,7 @@ from semreport import (
     to_wire,
 )
 from semreport.exports import build_graph, decision_titles
-from semreport.exports._sample import UNICODE_SAMPLES, _preview, sample_session
+from semreport.testing.samples import UNICODE_SAMPLES, sample_session, write_preview
 
 ALICE = Principal("alice", roles=["user"], projects=["p-sample", "p-other"])
 
@@ -114,7 +114,7 @@ class TestRoundTrips:
     def test_bytes_are_identical_across_processes(self, sr: SemReport, tmp_path: Path) -> None:
         script = (
             "import hashlib, semreport\n"
-            "from semreport.exports._sample import sample_session\n"
+            "from semreport.testing.samples import sample_session\n"
             "from semreport.exports import export_legacy_session as x\n"
             "s = sample_session(45)\n"
             "for f, g in [('json', 'node-link'), ('pdf', 'node-link'), ('graph', 'node-link'),"
@@ -281,7 +281,7 @@ class TestPreview:
     def test_preview_writes_a_pdf_with_every_sample(self, tmp_path: Path) -> None:
         out = tmp_path / "preview" / "sample.pdf"
         run = subprocess.run(
-            [sys.executable, "-m", "semreport.exports._sample", str(out)],
+            [sys.executable, "-m", "semreport.testing.samples", str(out)],
             capture_output=True,
             text=True,
             check=False,
@@ -294,7 +294,7 @@ class TestPreview:
 
     def test_preview_in_process(self, tmp_path: Path) -> None:
         out = tmp_path / "nested" / "sample.pdf"
-        _preview(out)
+        write_preview(out)
         assert pypdf.PdfReader(out).metadata is not None
 
 

@@ -25,7 +25,8 @@ from starlette.testclient import TestClient
 import semreport
 from semreport import Principal
 from semreport.http import OIDCAuthenticator, create_app
-from semreport.http.testing import LocalIdentityProvider, sample_decisions
+from semreport.http.testing import LocalIdentityProvider
+from semreport.testing.samples import sample_decisions
 
 T0 = 1_800_000_000.0
 FAILSAFE = 10.0

@@ -24,7 +24,8 @@ import uvicorn
 import semreport
 from semreport import CONTRACT, Principal
 from semreport.http import create_app
-from semreport.http.testing import LocalIdentityProvider, sample_decisions, sample_session
+from semreport.http.testing import LocalIdentityProvider
+from semreport.testing.samples import sample_decisions, sample_session
 
 EXAMPLES = {"default": 25, "ci": 50, "thorough": 300}.get(
     os.environ.get("SEMREPORT_HYPOTHESIS_PROFILE", "default"), 25
@@ -74,7 +75,9 @@ def live(idp: LocalIdentityProvider) -> Iterator[LiveServer]:
     with semreport.open("memory://", require_caller=True) as service:
         seeder = Principal.local("seeder")
         service.record(sample_decisions(), caller=seeder)
-        service.record_sessions([sample_session()], caller=seeder)
+        service.record_sessions(
+            [sample_session(2, session_id="s-1", project_id="p-1")], caller=seeder
+        )
         with LiveServer(create_app(service, idp.authenticator())) as server:
             yield server
 

@@ -267,6 +267,18 @@ class TestSafety:
             "span",
             "ul",
             "q",
+            "nav",
+            "strong",
+            "br",
+            "tfoot",
+            "figure",
+            "figcaption",
+            "svg",
+            "title",
+            "desc",
+            "g",
+            "rect",
+            "text",
         }
 
 

@@ -12,7 +12,7 @@ import pytest
 from semreport import Artefact, LegacySession, Participant, ToolCall, Turn
 from semreport.exports import GRAPH_SCHEMA, build_graph, graphml, node_link
 from semreport.exports._graph import _xml
-from semreport.exports._sample import sample_session
+from semreport.testing.samples import sample_session
 
 T0 = datetime(2026, 3, 1, 9, tzinfo=UTC)
 

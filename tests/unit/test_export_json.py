@@ -14,7 +14,7 @@ from semreport.exports import (
     session_from_document,
     session_json,
 )
-from semreport.exports._sample import UNICODE_SAMPLES, sample_session
+from semreport.testing.samples import UNICODE_SAMPLES, sample_session
 
 T0 = datetime(2026, 3, 1, 9, tzinfo=UTC)
 

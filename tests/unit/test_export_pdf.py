@@ -15,7 +15,7 @@ import pytest
 from semreport import LegacySession, MissingExtra, Participant, ToolCall, Turn
 from semreport.exports import render_pdf, session_json, visible_text
 from semreport.exports._pdf import _close_fonts, _document, _Measure
-from semreport.exports._sample import UNICODE_SAMPLES, sample_session
+from semreport.testing.samples import UNICODE_SAMPLES, sample_session
 
 T0 = datetime(2026, 3, 1, 9, tzinfo=UTC)
 Make = Callable[[LegacySession], tuple[Any, list[str]]]

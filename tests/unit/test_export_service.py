@@ -23,7 +23,7 @@ from semreport import (
 )
 from semreport.contract import endpoint
 from semreport.exports import SESSION_FORMATS, export_legacy_session
-from semreport.exports._sample import sample_session
+from semreport.testing.samples import sample_session
 
 ALICE = Principal("alice", roles=["user"], projects=["p-sample"])
 BOB = Principal("bob", roles=["user"], projects=["elsewhere"])

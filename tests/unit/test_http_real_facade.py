@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 import semreport
 from semreport import Principal
 from semreport.http import StaticTokenAuthenticator, create_app, load_openapi
-from semreport.http.testing import sample_decisions, sample_session
+from semreport.testing.samples import sample_decisions, sample_session
 
 AUTH = {"Authorization": "Bearer user"}
 DOCUMENT = load_openapi()
@@ -23,7 +23,9 @@ def service() -> Iterator[semreport.SemReport]:
     with semreport.open("memory://", require_caller=True) as service:
         seeder = Principal.local("seeder")
         service.record(sample_decisions("p-1", 30), caller=seeder)
-        service.record_sessions([sample_session("p-1", "s-1")], caller=seeder)
+        service.record_sessions(
+            [sample_session(2, session_id="s-1", project_id="p-1")], caller=seeder
+        )
         yield service
 
 

@@ -254,7 +254,8 @@ class TestNotebook:
         page = report._repr_html_()
         assert report.digest.records_root in page
         assert report.digest.report_sha256 in page
-        assert "<th>cost</th><td>1</td>" in page
+        assert f'<a href="#semreport-{report.digest.report_sha256[:12]}-cost">cost</a>' in page
+        assert "<td>1</td><td><strong>1</strong></td>" in page  # proposed, then all
         assert "1 decisions" in page
 
 

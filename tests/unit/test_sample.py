@@ -8,7 +8,6 @@ from pathlib import Path
 
 import semreport
 from semreport import DecisionDomain, EvidenceKind, LinkKind, TurnRole, sample
-from semreport.sample import _generate
 
 DATA = Path(sample.__file__).with_name("data")
 
@@ -112,17 +111,7 @@ class TestSessions:
 
 
 class TestPackageData:
-    """The files are the wire form, generated deterministically, and load through the facade."""
-
-    def test_files_match_the_generator(self) -> None:
-        for name, text in _generate.render().items():
-            assert (DATA / name).read_text(encoding="utf-8") == text, name
-
-    def test_write_reproduces_the_files(self, tmp_path: Path) -> None:
-        written = _generate.write(tmp_path)
-        assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == sorted(
-            _generate.render()
-        )
+    """The files are the wire form and load through the facade."""
 
     def test_every_line_loads_through_from_wire(self) -> None:
         lines = (DATA / "decisions.jsonl").read_text(encoding="utf-8").splitlines()
@@ -135,3 +124,11 @@ class TestPackageData:
             assert loaded == sample.Loaded(sample.PROJECT_ID, len(sample.decisions()), 2)
             assert sr.latest_sequence(sample.PROJECT_ID) == loaded.decisions
             assert sr.session(sample.SESSION_IDS[0]).project_id == sample.PROJECT_ID
+
+    def test_the_package_ships_data_not_generators(self) -> None:
+        package = Path(sample.__file__).parent
+        assert sorted(p.name for p in package.glob("*.py")) == ["__init__.py"]
+        assert sorted(p.relative_to(DATA).as_posix() for p in DATA.rglob("*.json*")) == [
+            "decisions.jsonl",
+            *sorted(f"sessions/{session_id}.json" for session_id in sample.SESSION_IDS),
+        ]

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import attrs
 
+from semreport.domain._html import decision_html
 from semreport.domain._values import (
     AttributeName,
     AttributeValue,
@@ -316,6 +317,10 @@ class Decision:
     def recorded(self, sequence: int, recorded_at: datetime) -> Decision:
         """Return a copy carrying the sequence and time the log assigned."""
         return attrs.evolve(self, sequence=sequence, recorded_at=recorded_at)
+
+    def _repr_html_(self) -> str:
+        """An HTML card for notebooks: every field, every text escaped."""
+        return decision_html(self)
 
 
 @attrs.frozen

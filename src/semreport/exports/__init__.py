@@ -15,7 +15,13 @@ from semreport.domain import UnsupportedExportFormat as UnsupportedExportFormat
 from semreport.exports._graph import GRAPH_SCHEMA, SessionGraph, build_graph, graphml, node_link
 from semreport.exports._import import LoadedSessions, load_session_files
 from semreport.exports._json import session_document, session_from_document, session_json
-from semreport.exports._pdf import render_pdf, visible_text
+from semreport.exports._pdf import (
+    OUTLINE_TURNS,
+    PHASE_PAUSE,
+    render_pdf,
+    transcript_parts,
+    visible_text,
+)
 from semreport.exports._types import (
     GRAPH_FORMATS,
     SESSION_FORMATS,
@@ -30,6 +36,8 @@ from semreport.exports._types import (
 __all__ = [
     "GRAPH_FORMATS",
     "GRAPH_SCHEMA",
+    "OUTLINE_TURNS",
+    "PHASE_PAUSE",
     "SESSION_FORMATS",
     "SESSION_SCHEMA",
     "GraphFormat",
@@ -50,6 +58,7 @@ __all__ = [
     "session_document",
     "session_from_document",
     "session_json",
+    "transcript_parts",
     "visible_text",
 ]
 

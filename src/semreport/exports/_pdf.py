@@ -7,6 +7,11 @@ Japanese) and Eunjin (Korean) as fallbacks, so nothing depends on the fonts
 of the machine. Characters that no shipped font has, control characters and
 lone surrogates are replaced by a visible ``⟨U+XXXX⟩``.
 
+The document has an outline (bookmarks): the summary, the participants
+table, the artefacts, the transcript in parts (a new part after a pause of
+:data:`PHASE_PAUSE` or every :data:`OUTLINE_TURNS` turns) and the decisions
+the session references, listed at the end with their titles.
+
 The output is a pure function of the session and the decision titles: the
 creation date is the session's own end time and the file identifier derives
 from the session's JSON export, so the same input gives the same bytes.
@@ -19,8 +24,8 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
-from datetime import datetime
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -32,7 +37,14 @@ from semreport.exports._json import session_json
 if TYPE_CHECKING:
     from fpdf import FPDF
 
-__all__ = ["FONT_FILES", "render_pdf", "visible_text"]
+__all__ = [
+    "FONT_FILES",
+    "OUTLINE_TURNS",
+    "PHASE_PAUSE",
+    "render_pdf",
+    "transcript_parts",
+    "visible_text",
+]
 
 FONT_FILES: Final[Mapping[str, str]] = {
     "body": "DejaVuSans.ttf",
@@ -42,6 +54,12 @@ FONT_FILES: Final[Mapping[str, str]] = {
     "hangul": "Eunjin.ttf",
 }
 """Font key to file name in ``semreport/exports/fonts``."""
+
+OUTLINE_TURNS: Final = 50
+"""The most turns one part of the transcript's outline holds."""
+
+PHASE_PAUSE: Final = timedelta(minutes=30)
+"""A pause between two turns at least this long starts a new part of the outline."""
 
 _FALLBACKS: Final = ("cjk", "hangul")
 # A private-use character never survives visible_text(), so user text cannot contain the alias.
@@ -133,6 +151,38 @@ def _format_json(value: Any, indent: str) -> str:
         items = ",\n".join(f"{inner}{_format_json(item, inner)}" for item in value)
         return f"[\n{items}\n{indent}]"
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
+
+
+def transcript_parts(turns: Sequence[Turn]) -> list[list[Turn]]:
+    """Split turns into the transcript's outline parts, in order.
+
+    A part ends after :data:`OUTLINE_TURNS` turns, or where the next turn
+    comes :data:`PHASE_PAUSE` or more after the one before it (a new phase of
+    the session).
+    """
+    parts: list[list[Turn]] = []
+    for turn in turns:
+        if (
+            not parts
+            or len(parts[-1]) >= OUTLINE_TURNS
+            or turn.at - parts[-1][-1].at >= PHASE_PAUSE
+        ):
+            parts.append([])
+        parts[-1].append(turn)
+    return parts
+
+
+def _part_name(part: Sequence[Turn]) -> str:
+    first, last = part[0], part[-1]
+    turns = f"Turn #{first.index}" if first is last else f"Turns #{first.index}\u2013#{last.index}"
+    start, end = first.at.strftime("%H:%M"), last.at.strftime("%H:%M")
+    times = start if start == end else f"{start}\u2013{end}"
+    return f"{turns}, {times}"
+
+
+def _outline_name(text: str) -> str:
+    shown = " ".join(visible_text(text).split())
+    return shown if len(shown) <= 80 else shown[:79] + "\u2026"
 
 
 def _created(session: LegacySession) -> datetime:
@@ -382,9 +432,14 @@ class _Writer:
 
     def write(self) -> None:
         self.pdf.add_page()
+        self._section(self.session.title)
         self._title_block()
-        for turn in self.session.turns:
-            self._turn(turn)
+        parts = transcript_parts(self.session.turns)
+        for part in parts:
+            self._turn(part[0], outline=_part_name(part))
+            for turn in part[1:]:
+                self._turn(turn)
+        self._references()
 
     # -- primitives ------------------------------------------------------------
 
@@ -414,16 +469,84 @@ class _Writer:
                 y = pdf.get_y()
             if fill:
                 pdf.rect(left, y, width, line, style="F")
-            x = left + pdf.c_margin
-            baseline = y + 0.5 * line + 0.3 * size / pdf.k
-            for key, run, run_width in measure.runs(text_line):
-                run_family, run_style = _FAMILY_STYLE[key]
-                pdf.set_font(run_family, run_style, size)
-                pdf.text(x, baseline, run)
-                x += run_width
+            self._draw(measure, text_line, left + pdf.c_margin, y, line=line, size=size)
             pdf.set_y(y + line)
         if colour is not None:
             pdf.set_text_color(0, 0, 0)
+
+    def _section(self, name: str, level: int = 0) -> None:
+        """Bookmark the current position in the document outline."""
+        self.pdf.start_section(_outline_name(name), level=level)
+
+    def _heading(self, text: str) -> None:
+        """A section heading, bookmarked, kept with at least three lines after it."""
+        pdf = self.pdf
+        if pdf.get_y() + 6 + 3 * _LINE > pdf.page_break_trigger:
+            pdf.add_page()
+        self._section(text, 1)
+        self._text(text, size=11, style="B", line=6)
+
+    def _table(
+        self, header: Sequence[str], rows: Sequence[Sequence[str]], widths: Sequence[float]
+    ) -> None:
+        """A table whose cells wrap; rows stay whole when they fit a page, the header repeats."""
+        pdf = self.pdf
+        scale = self.width / sum(widths)
+        columns = [w * scale for w in widths]
+        line = 4.6
+        size = 9.0
+
+        def wrapped(cells: Sequence[str], style: str) -> list[list[str]]:
+            measure = self._measure("body" + style, size)
+            return [
+                measure.wrap(visible_text(cell), width - 2 * pdf.c_margin)
+                for cell, width in zip(cells, columns, strict=True)
+            ]
+
+        def draw(cells: list[list[str]], style: str, fill: bool) -> None:
+            height = max(len(lines) for lines in cells) * line
+            room = pdf.page_break_trigger - pdf.t_margin
+            if pdf.get_y() + height > pdf.page_break_trigger and height <= room:
+                pdf.add_page()
+                if style == "":
+                    draw(head, "B", True)
+            measure = self._measure("body" + style, size)
+            for number in range(max(len(lines) for lines in cells)):
+                y = pdf.get_y()
+                if y + line > pdf.page_break_trigger:
+                    pdf.add_page()
+                    y = pdf.get_y()
+                if fill:
+                    pdf.set_fill_color(*_HEADING_FILL)
+                    pdf.rect(pdf.l_margin, y, self.width, line, style="F")
+                x = pdf.l_margin
+                for lines, width in zip(cells, columns, strict=True):
+                    if number < len(lines):
+                        self._draw(
+                            measure, lines[number], x + pdf.c_margin, y, line=line, size=size
+                        )
+                    x += width
+                pdf.set_y(y + line)
+            pdf.set_draw_color(200, 200, 200)
+            pdf.line(pdf.l_margin, pdf.get_y(), pdf.l_margin + self.width, pdf.get_y())
+            pdf.set_draw_color(0, 0, 0)
+
+        head = wrapped(header, "B")
+        draw(head, "B", True)
+        for row in rows:
+            draw(wrapped(row, ""), "", False)
+
+    def _draw(
+        self, measure: _Measure, text_line: str, x: float, y: float, *, line: float, size: float
+    ) -> None:
+        """Draw one measured line, one run per font."""
+        pdf = self.pdf
+        baseline = y + 0.5 * line + 0.3 * size / pdf.k
+        for key, run, run_width in measure.runs(text_line):
+            run_family, run_style = _FAMILY_STYLE[key]
+            pdf.set_font(run_family, run_style, size)
+            pdf.text(x, baseline, run)
+            x += run_width
 
     def _pair(self, label: str, value: str) -> None:
         pdf = self.pdf
@@ -446,14 +569,24 @@ class _Writer:
         self._pair("Ended", _when(session.ended_at) if session.ended_at else "not recorded")
         self._pair("Turns", str(len(session.turns)))
         pdf.ln(2)
-        self._text("Participants", size=11, style="B", line=6)
+        self._heading("Participants")
         if not session.participants:
             self._text("none recorded", colour=_GREY)
-        for participant in session.participants:
-            self._text(f"\u2022 {participant.name}  ({participant.id}, {participant.role.value})")
+        else:
+            spoke: dict[str, int] = {}
+            for turn in session.turns:
+                spoke[turn.author] = spoke.get(turn.author, 0) + 1
+            self._table(
+                ("Name", "Id", "Role", "Turns"),
+                [
+                    (p.name, p.id, p.role.value, str(spoke.get(p.id, 0)))
+                    for p in session.participants
+                ],
+                (44, 32, 12, 12),
+            )
         if session.artefacts:
             pdf.ln(2)
-            self._text("Artefacts", size=11, style="B", line=6)
+            self._heading("Artefacts")
             for artefact in session.artefacts:
                 where = "" if artefact.turn_index is None else f", turn #{artefact.turn_index}"
                 self._text(f"\u2022 {artefact.name}  ({artefact.media_type}{where})")
@@ -469,15 +602,17 @@ class _Writer:
                     indent=4,
                 )
         pdf.ln(4)
-        self._text("Transcript", size=11, style="B", line=6)
+        self._heading("Transcript")
         pdf.ln(1)
 
-    def _turn(self, turn: Turn) -> None:
+    def _turn(self, turn: Turn, *, outline: str | None = None) -> None:
         pdf = self.pdf
         pdf.ln(1.5)
         # Keep a turn's heading with the first line of its text.
         if pdf.get_y() + 2 * _LINE > pdf.page_break_trigger:
             pdf.add_page()
+        if outline is not None:
+            self._section(outline, 2)
         author = self.names.get(turn.author, turn.author)
         pdf.set_fill_color(*_HEADING_FILL)
         self._text(
@@ -511,3 +646,26 @@ class _Writer:
         )
         self._text(text, family="mono", size=_MONO_PT, line=_MONO_LINE, fill=True)
         pdf.ln(1)
+
+    def _references(self) -> None:
+        """Every decision the session references, with its title and the turns that cite it."""
+        cited: dict[str, list[int]] = {}
+        for turn in self.session.turns:
+            for ref in dict.fromkeys(turn.decision_refs):
+                cited.setdefault(ref, []).append(turn.index)
+        if not cited:
+            return
+        self.pdf.ln(4)
+        self._heading("Decisions referenced")
+        self._table(
+            ("Decision", "Title", "Turns"),
+            [
+                (
+                    ref,
+                    self.titles.get(ref, "(not in Decision Memory)"),
+                    ", ".join(f"#{index}" for index in turns),
+                )
+                for ref, turns in cited.items()
+            ],
+            (26, 54, 20),
+        )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
+import json
 from typing import Any, Final, Literal
 
 import attrs
@@ -62,6 +64,49 @@ class SessionExport:
     def sha256(self) -> str:
         """The SHA-256 of :attr:`content`, as 64 lowercase hex digits."""
         return hashlib.sha256(self.content).hexdigest()
+
+    def _repr_html_(self) -> str:
+        """What the export holds, for notebooks: its file and, for JSON documents, a summary."""
+        e = html.escape
+        return (
+            f"<div><p><strong>{e(self.format)}</strong> export of session "
+            f"<code>{e(self.session_id)}</code>: <code>{e(self.filename)}</code>, "
+            f"{e(self.media_type)}, {len(self.content):,} bytes.</p>"
+            f"{_content_html(self)}"
+            f"<p><small>sha256 <code>{self.sha256}</code></small></p></div>"
+        )
+
+
+def _content_html(export: SessionExport) -> str:
+    """A summary of a JSON export (a session or a node-link graph); nothing for other bytes."""
+    e = html.escape
+    if not export.media_type.startswith("application/json"):
+        return ""
+    try:
+        data = json.loads(export.content)
+    except ValueError:
+        return ""
+    if not isinstance(data, dict):
+        return ""
+    session = data.get("session")
+    if isinstance(session, dict):
+        turns = session.get("turns") or []
+        names = ", ".join(
+            e(str(p.get("name", p.get("id", "")))) for p in session.get("participants") or []
+        )
+        return (
+            f"<p>{e(str(session.get('title', '')))}: {len(turns)} turns, participants {names}.</p>"
+        )
+    nodes = data.get("nodes")
+    if isinstance(nodes, list):
+        kinds: dict[str, int] = {}
+        for node in nodes:
+            kind = str(node.get("kind", "node")) if isinstance(node, dict) else "node"
+            kinds[kind] = kinds.get(kind, 0) + 1
+        edges = data.get("edges", data.get("links")) or []
+        counts = ", ".join(f"{count} {e(kind)}" for kind, count in sorted(kinds.items()))
+        return f"<p>Graph: {len(nodes)} nodes ({counts}), {len(edges)} edges.</p>"
+    return ""
 
 
 @attrs.frozen

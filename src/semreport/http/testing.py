@@ -6,6 +6,8 @@ OpenID Connect provider::
     idp = LocalIdentityProvider()
     auth = idp.authenticator()
     token = idp.token("alice", roles=["user"], projects=["p-1"])
+
+Sample records to seed a service with are in :mod:`semreport.testing.samples`.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from joserfc.jwk import ECKey, Key, RSAKey
 
 from semreport.http._auth import OIDCAuthenticator
 
-__all__ = ["LocalIdentityProvider", "sample_decisions", "sample_session", "serve_jwks"]
+__all__ = ["LocalIdentityProvider", "serve_jwks"]
 
 ISSUER: Final = "https://idp.semreport.invalid"
 AUDIENCE: Final = "semreport"
@@ -144,73 +146,3 @@ def serve_jwks(document: Mapping[str, Any]) -> Iterator[tuple[str, list[int]]]:
         server.shutdown()
         server.server_close()
         thread.join()
-
-
-def sample_decisions(project_id: str = "p-1", count: int = 6) -> list[dict[str, Any]]:
-    """Wire-form decisions of a small building project, to seed a service for tests."""
-    topics = [
-        ("regulation", "Fire rated doors on the stair core", "Use EI30 doors", "fire", 1200.0),
-        ("material", "Cross-laminated timber floor slabs", "Use CLT 200 mm slabs", "timber", 95.5),
-        ("cost", "Value-engineer the facade", "Replace stone with brick slips", "facade", 310.0),
-        (
-            "lifecycle",
-            "Heat pump for space heating",
-            "Install an air-source heat pump",
-            "energy",
-            18000,
-        ),
-        ("regulation", "Accessible ramps at entrances", "Build 1:20 ramps", "access", 4500.0),
-        ("material", "Recycled steel for the frame", "Specify 90% recycled steel", "steel", 870.0),
-    ]
-    decisions = []
-    for i in range(count):
-        domain, title, statement, tag, cost = topics[i % len(topics)]
-        decisions.append(
-            {
-                "id": f"d-{i + 1}",
-                "project_id": project_id,
-                "title": f"{title} ({i + 1})" if i >= len(topics) else title,
-                "statement": f"{statement}.",
-                "rationale": f"Chosen for {tag}, cost and CO₂ (≤ 30 kg/m²).",
-                "agent": f"{domain}-agent",
-                "domain": domain,
-                "status": "accepted" if i % 3 else "proposed",
-                "tags": [tag, domain],
-                "attributes": {"cost_eur": cost + i, "co2e_kg": 10.0 * (i + 1)},
-                "elements": [f"el-{i % 3}"],
-                "links": [{"kind": "relates_to", "target": "d-1"}] if i else [],
-            }
-        )
-    return decisions
-
-
-def sample_session(project_id: str = "p-1", session_id: str = "s-1") -> dict[str, Any]:
-    """A wire-form legacy session of the sample project."""
-    return {
-        "id": session_id,
-        "project_id": project_id,
-        "title": "Stair core fire strategy",
-        "started_at": "2026-01-05T09:00:00Z",
-        "ended_at": "2026-01-05T09:30:00Z",
-        "participants": [
-            {"id": "ana", "name": "Ana Müller", "role": "user"},
-            {"id": "regulation-agent", "name": "Regulation agent", "role": "agent"},
-        ],
-        "turns": [
-            {
-                "index": 0,
-                "at": "2026-01-05T09:00:00Z",
-                "role": "user",
-                "author": "ana",
-                "content": "Which doors does the stair core need?",
-            },
-            {
-                "index": 1,
-                "at": "2026-01-05T09:01:00Z",
-                "role": "agent",
-                "author": "regulation-agent",
-                "content": "EI30 doors on every escape route.",
-                "decision_refs": ["d-1"],
-            },
-        ],
-    }

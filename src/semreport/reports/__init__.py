@@ -30,11 +30,14 @@ from semreport.reports._model import (
 )
 from semreport.reports._proof import prove
 from semreport.reports._verify import Finding, FindingKind, Verification, verify
+from semreport.reports._views import COST_ATTRIBUTE, TOTALLED_ATTRIBUTES
 
 __all__ = [
+    "COST_ATTRIBUTE",
     "DIGEST_SCHEME",
     "REPORT_BLOCK_ID",
     "REPORT_SCHEMA",
+    "TOTALLED_ATTRIBUTES",
     "Digest",
     "EvidenceEntry",
     "Finding",

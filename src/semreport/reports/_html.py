@@ -17,6 +17,7 @@ import hashlib
 import itertools
 from collections.abc import Iterable
 from datetime import datetime
+from html import escape
 from importlib.metadata import PackageNotFoundError, version
 from importlib.resources import files
 from typing import Any, Final
@@ -28,7 +29,8 @@ from markupsafe import Markup
 from semreport.canonical import canonical_json_fast
 from semreport.domain import EvidenceKind
 from semreport.reports._digest import Digest
-from semreport.reports._model import EvidenceEntry, Report
+from semreport.reports._model import EvidenceEntry, Report, report_html
+from semreport.reports._views import page_view
 from semreport.wire import format_datetime
 
 __all__ = ["REPORT_BLOCK_ID", "ReportExport", "embed_json", "library_version", "render_html"]
@@ -60,12 +62,20 @@ class ReportExport:
         filename: A suggested file name.
     """
 
-    html: str
-    digest: Digest
+    html: str = attrs.field(repr=lambda page: f"<{len(page)} characters>")
+    digest: Digest = attrs.field(repr=False)
     report: Report
     exported_at: datetime
     media_type: str = "text/html; charset=utf-8"
     filename: str = "report.html"
+
+    def _repr_html_(self) -> str:
+        """The report's notebook view, with the export time and file name."""
+        return (
+            f"<div><p><small>Exported {escape(format_datetime(self.exported_at))} as "
+            f"<code>{escape(self.filename)}</code> ({len(self.html)} characters).</small></p>"
+            f"{report_html(self.report)}</div>"
+        )
 
 
 def library_version() -> str:
@@ -148,6 +158,7 @@ def render_html(report: Report, *, exported_at: datetime, version: str | None = 
         summary=report.summary,
         digest=report.digest,
         superseded_by=superseded_by,
+        view=page_view(report),
         evidence_titles=_EVIDENCE_TITLES,
         exported_at=format_datetime(exported_at),
         version=library_version() if version is None else version,

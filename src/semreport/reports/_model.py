@@ -26,6 +26,7 @@ __all__ = [
     "canonical_report",
     "join_object",
     "records_array",
+    "report_html",
 ]
 
 REPORT_SCHEMA: Final = "semreport.report/1"
@@ -176,24 +177,86 @@ class Report:
                 return record
         raise KeyError(decision_id)
 
-    def _repr_html_(self) -> str:
-        """A compact HTML summary and digest for notebooks."""
-        e = html.escape
-        summary = self.summary
-        rows = "".join(
-            f"<tr><th>{e(name)}</th><td>{count}</td></tr>"
-            for name, count in summary.by_domain.items()
-            if count
-        )
+    def __repr__(self) -> str:
+        """A one-line summary (the records are too many to print)."""
+        project = self.project_id if len(self.project_id) <= 40 else self.project_id[:39] + "…"
         return (
-            f"<div><strong>Report for {e(self.project_id)}</strong> as of sequence "
-            f"{self.as_of_sequence}: {summary.decisions} decisions "
-            f"({summary.superseded} superseded)"
-            f"<table>{rows}</table>"
-            f"<div>records_root <code>{e(self.digest.records_root)}</code></div>"
-            f"<div>report_sha256 <code>{e(self.digest.report_sha256)}</code></div>"
-            f"<div>scheme {e(self.digest.scheme)}</div></div>"
+            f"<Report {project!r} as of sequence {self.as_of_sequence}: "
+            f"{self.summary.decisions} decisions in {len(self.sections)} sections, "
+            f"report_sha256 {self.digest.report_sha256[:16]}…>"
         )
+
+    def _repr_html_(self) -> str:
+        """The summary, the digest and a link to each section's part, for notebooks."""
+        return report_html(self)
+
+
+_SHOWN_PER_SECTION: Final = 10
+
+
+def _entries_html(entries: Sequence[ReportEntry]) -> str:
+    e = html.escape
+    shown = "".join(
+        f"<li>{entry.sequence}. {e(entry.title)} <code>{e(entry.id)}</code></li>"
+        for entry in entries[:_SHOWN_PER_SECTION]
+    )
+    more = len(entries) - _SHOWN_PER_SECTION
+    return f"<ul>{shown}</ul>" + (f"<p><small>and {more} more</small></p>" if more > 0 else "")
+
+
+def report_html(report: Report) -> str:
+    """Render a report's summary, digest and sections as an HTML fragment for notebooks.
+
+    Every text is escaped. The sections are anchored inside the fragment
+    (``semreport-<report_sha256 prefix>-<domain>``) so that two reports shown
+    in one notebook never share an anchor.
+    """
+    e = html.escape
+    summary = report.summary
+    key = f"semreport-{report.digest.report_sha256[:12]}"
+    statuses = [status for status, count in summary.by_status.items() if count]
+    grid: dict[str, dict[str, int]] = {}
+    for record in report.records:
+        row = grid.setdefault(record.decision.domain.value, {})
+        row[record.decision.status.value] = row.get(record.decision.status.value, 0) + 1
+    head = "".join(f"<th>{e(status)}</th>" for status in statuses)
+    rows = "".join(
+        f'<tr><th><a href="#{key}-{e(section.domain.value)}">{e(section.domain.value)}</a></th>'
+        + "".join(
+            f"<td>{grid.get(section.domain.value, {}).get(status, 0)}</td>" for status in statuses
+        )
+        + f"<td><strong>{section.decisions}</strong></td></tr>"
+        for section in report.sections
+    )
+    links = " · ".join(
+        f'<a href="#{key}-{e(section.domain.value)}">{e(section.domain.value)} '
+        f"({section.decisions})</a>"
+        for section in report.sections
+    )
+    sections = "".join(
+        f'<div id="{key}-{e(section.domain.value)}"><h4>{e(section.domain.value)} '
+        f"({section.decisions})</h4>"
+        f"<p>{len(section.current)} current, {len(section.open_proposals)} open proposals, "
+        f"{len(section.supersession_chains)} supersession chains, "
+        f"{len(section.evidence)} sources cited.</p>"
+        f"{_entries_html(section.current + section.open_proposals)}</div>"
+        for section in report.sections
+    )
+    agents = ", ".join(f"{e(agent)} {count}" for agent, count in summary.by_agent.items())
+    digest = report.digest
+    return (
+        f"<div><p><strong>Report for <code>{e(report.project_id)}</code></strong> as of "
+        f"sequence {report.as_of_sequence}: {summary.decisions} decisions "
+        f"({summary.superseded} superseded).</p>"
+        f"<p>Sections: {links}</p>"
+        f"<table><thead><tr><th>domain</th>{head}<th>all</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
+        f"<p><small>By agent: {agents}</small></p>"
+        f"<p><small>Digest <code>{e(digest.scheme)}</code>: {digest.records} records, "
+        f"records_root <code>{e(digest.records_root)}</code>, "
+        f"report_sha256 <code>{e(digest.report_sha256)}</code></small></p>"
+        f"{sections}</div>"
+    )
 
 
 # -- canonical bytes: what the digest hashes ------------------------------------------

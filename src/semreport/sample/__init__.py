@@ -11,7 +11,9 @@ workshop and a façade review) hold the agents' transcripts with tool calls.
 
 The files are in the wire form: ``decisions.jsonl`` (one decision per line)
 and ``sessions/*.json`` (one session per file), which is exactly what
-``semreport ingest`` reads.
+``semreport ingest`` reads. The package holds only these files; the
+hand-written source they are generated from lives in the repository's
+``tools/`` directory (``python tools/generate_sample.py``).
 
 Example:
     >>> import semreport

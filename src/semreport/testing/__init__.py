@@ -9,6 +9,8 @@ work without them. The rest of semreport never imports this package.
 - :mod:`semreport.testing.conformance`: the rules every storage adapter keeps,
   as abstract pytest classes; subclass :class:`StorageConformance` (or
   :class:`PersistentStorageConformance`) and implement ``open_storage``.
+- :mod:`semreport.testing.samples`: small fixed sample records
+  (:func:`sample_decisions`, :func:`sample_session`, :func:`preview_session`).
 - :mod:`semreport.testing.synthetic`: seeded synthetic projects
   (:func:`synthetic_decisions`, :func:`synthetic_queries`).
 - :mod:`semreport.testing.cisi`: the CISI collection as one project.
@@ -19,6 +21,12 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from semreport.testing.samples import (
+    UNICODE_SAMPLES,
+    preview_session,
+    sample_decisions,
+    sample_session,
+)
 from semreport.testing.synthetic import synthetic_decisions, synthetic_queries
 
 if TYPE_CHECKING:
@@ -45,6 +53,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "UNICODE_SAMPLES",
     "InputRefusalRules",
     "MalformedInputRules",
     "ManualClock",
@@ -52,6 +61,9 @@ __all__ = [
     "StorageConformance",
     "TamperRules",
     "poked",
+    "preview_session",
+    "sample_decisions",
+    "sample_session",
     "strategies",
     "synthetic_decisions",
     "synthetic_queries",

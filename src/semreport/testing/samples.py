@@ -1,8 +1,16 @@
-"""A sample legacy session that exercises the exports: Unicode, tool calls, long text.
+"""Small deterministic sample records for tests, benchmarks and examples.
 
-``python -m semreport.exports._sample OUT.pdf`` writes its PDF (the nox
-session ``pdfpreview`` renders that to PNG); the benchmarks and the tests
-build sessions of any length with :func:`sample_session`.
+- :func:`sample_decisions`: a few decisions of a building project, in wire
+  form (plain dicts a test may change before recording them).
+- :func:`sample_session`: a legacy session of any length that exercises the
+  exports (Unicode, tool calls, decision references, an artefact).
+- :func:`preview_session`: that session with one awkward turn (a very long
+  word, control characters, an emoji, a long tool result), which
+  ``python -m semreport.testing.samples OUT.pdf`` writes as a PDF for a visual
+  check (the nox session ``pdfpreview`` renders it to PNG).
+
+The realistic sample project (*Lindenhof*) is :mod:`semreport.sample`; seeded
+projects of any size are :func:`semreport.testing.synthetic_decisions`.
 """
 
 from __future__ import annotations
@@ -16,7 +24,14 @@ from typing import Any, Final
 from semreport.domain import LegacySession
 from semreport.wire import from_wire
 
-__all__ = ["UNICODE_SAMPLES", "sample_session"]
+__all__ = [
+    "SAMPLE_DECISION_TITLES",
+    "UNICODE_SAMPLES",
+    "preview_session",
+    "sample_decisions",
+    "sample_session",
+    "write_preview",
+]
 
 UNICODE_SAMPLES: Final[tuple[str, ...]] = (
     "Latin-1: café, Straße, niño, Søren, Ærø, naïve, ½ \u00d7 ¾ ÷ 2",
@@ -112,9 +127,13 @@ def sample_session(
     return from_wire(data, LegacySession)
 
 
-def _preview(out: Path) -> None:
-    from semreport.exports._pdf import render_pdf  # noqa: PLC0415 - needs the pdf extra
+def preview_session() -> LegacySession:
+    """The 25-turn sample session plus one awkward tool turn, as the PDF preview shows it.
 
+    The extra turn holds a 300-character word, a tab, a BEL control character,
+    an emoji outside the shipped fonts, a 120-row tool result and a reference
+    to a decision the titles do not know (``d-unknown``).
+    """
     long_output = " ".join(f"row-{n}: {n * 1.5:.1f} m² CO₂" for n in range(120))
     extra = {
         "index": 24,
@@ -125,10 +144,68 @@ def _preview(out: Path) -> None:
         "tool_calls": [{"name": "table.dump", "arguments": {"rows": 120}, "result": long_output}],
         "decision_refs": ["d-clt-slab", "d-unknown"],
     }
-    session = sample_session(24, extra_turns=[extra])
+    return sample_session(24, extra_turns=[extra])
+
+
+SAMPLE_DECISION_TITLES: Final[Mapping[str, str]] = {
+    "d-clt-slab": "Use 160 mm CLT for the level-3 slab"
+}
+"""The title of the decision :func:`sample_session` references, for the exports."""
+
+
+def write_preview(out: Path) -> Path:
+    """Write :func:`preview_session`'s PDF to ``out`` (needs the ``pdf`` extra)."""
+    from semreport.exports._pdf import render_pdf  # noqa: PLC0415 - needs the pdf extra
+
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(render_pdf(session, {"d-clt-slab": "Use 160 mm CLT for the level-3 slab"}))
+    out.write_bytes(render_pdf(preview_session(), SAMPLE_DECISION_TITLES))
+    return out
+
+
+_TOPICS: Final = (
+    ("regulation", "Fire rated doors on the stair core", "Use EI30 doors", "fire", 1200.0),
+    ("material", "Cross-laminated timber floor slabs", "Use CLT 200 mm slabs", "timber", 95.5),
+    ("cost", "Value-engineer the facade", "Replace stone with brick slips", "facade", 310.0),
+    (
+        "lifecycle",
+        "Heat pump for space heating",
+        "Install an air-source heat pump",
+        "energy",
+        18000,
+    ),
+    ("regulation", "Accessible ramps at entrances", "Build 1:20 ramps", "access", 4500.0),
+    ("material", "Recycled steel for the frame", "Specify 90% recycled steel", "steel", 870.0),
+)
+
+
+def sample_decisions(project_id: str = "p-1", count: int = 6) -> list[dict[str, Any]]:
+    """Wire-form decisions of a small building project, to seed a service in tests.
+
+    Decision ``d-1`` is proposed and every later one relates to it; every
+    decision carries ``cost_eur`` and ``co2e_kg``. Past six the topics repeat
+    with a number in the title.
+    """
+    decisions = []
+    for i in range(count):
+        domain, title, statement, tag, cost = _TOPICS[i % len(_TOPICS)]
+        decisions.append(
+            {
+                "id": f"d-{i + 1}",
+                "project_id": project_id,
+                "title": f"{title} ({i + 1})" if i >= len(_TOPICS) else title,
+                "statement": f"{statement}.",
+                "rationale": f"Chosen for {tag}, cost and CO₂ (≤ 30 kg/m²).",
+                "agent": f"{domain}-agent",
+                "domain": domain,
+                "status": "accepted" if i % 3 else "proposed",
+                "tags": [tag, domain],
+                "attributes": {"cost_eur": cost + i, "co2e_kg": 10.0 * (i + 1)},
+                "elements": [f"el-{i % 3}"],
+                "links": [{"kind": "relates_to", "target": "d-1"}] if i else [],
+            }
+        )
+    return decisions
 
 
 if __name__ == "__main__":  # pragma: no cover - run in a subprocess by the tests and nox
-    _preview(Path(sys.argv[1] if len(sys.argv) > 1 else "build/pdfpreview/sample-session.pdf"))
+    write_preview(Path(sys.argv[1] if len(sys.argv) > 1 else "build/pdfpreview/sample-session.pdf"))

@@ -10,7 +10,7 @@ import hashlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from semreport.sample._decisions import PROJECT_ID
+from semreport.sample import PROJECT_ID, SESSION_IDS
 
 __all__ = ["sessions"]
 
@@ -405,7 +405,7 @@ def _fire_workshop() -> Json:
     ]
     turns = _turns(start, specs)
     return {
-        "id": "lh-fire-workshop-2025-03",
+        "id": SESSION_IDS[0],
         "project_id": PROJECT_ID,
         "title": "Fire strategy workshop: CLT floors in building class 5",
         "started_at": turns[0]["at"],
@@ -731,7 +731,7 @@ def _facade_review() -> Json:
     ]
     turns = _turns(start, specs)
     return {
-        "id": "lh-facade-review-2025-04",
+        "id": SESSION_IDS[1],
         "project_id": PROJECT_ID,
         "title": "Façade options: cost, carbon and fire review",
         "started_at": turns[0]["at"],

@@ -7,20 +7,18 @@ five storeys above. Six agents made the decisions; the order of the list is
 the order they were recorded in, so every superseding decision comes after
 the one it supersedes.
 
-Run ``python -m semreport.sample._generate`` to rewrite the package data.
+Run ``python tools/generate_sample.py`` to rewrite the package data.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["PROJECT_ID", "decisions"]
+from semreport.sample import PROJECT_ID, SESSION_IDS
 
-PROJECT_ID = "lindenhof"
-"""The sample project's id."""
+__all__ = ["decisions"]
 
-_FIRE_SESSION = "lh-fire-workshop-2025-03"
-_FACADE_SESSION = "lh-facade-review-2025-04"
+_FIRE_SESSION, _FACADE_SESSION = SESSION_IDS
 
 Json = dict[str, Any]
 
