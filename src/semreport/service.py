@@ -24,22 +24,26 @@ from semreport.domain import (
     Catalogue,
     CatalogueProfileMatchingNotConfigured,
     Decision,
+    DecisionDetail,
     DecisionMemory,
     FieldError,
     Forbidden,
     FrozenDict,
     GnnModelNotLoaded,
+    IncomingLink,
     InferenceModel,
     InvalidRequest,
     LegacySession,
     ModelStatus,
     Principal,
     ProjectNotFound,
+    ProjectSummary,
     ReferenceEmbedNotAvailable,
     Role,
     Scorer,
     SessionAlreadyRecorded,
     SessionNotFound,
+    SessionSummary,
     Storage,
     Unauthenticated,
 )
@@ -287,6 +291,66 @@ class SemReport:
         if found is None or not who.may_read(found.project_id):
             raise SessionNotFound(f"no session {session_id!r} that the caller may read")
         return found
+
+    # -- listing and showing (library and command line; not part of the HTTP contract) --
+
+    def projects(self, *, caller: Principal | None = None) -> list[ProjectSummary]:
+        """List the projects the caller may read, ordered by id, with their counts.
+
+        A project is listed once it holds a decision or a legacy session; each
+        summary gives its decision count, latest sequence and session count.
+
+        Args:
+            caller: Needs the ``user`` role; only the projects it holds a
+                grant for are listed (the others are not even counted).
+        """
+        who = self._require(caller, Role.USER)
+        return [p for p in self._storage.projects() if who.may_read(p.project_id)]
+
+    def sessions(self, project_id: str, *, caller: Principal | None = None) -> list[SessionSummary]:
+        """List a project's legacy sessions (ordered by start time, then id) without transcripts.
+
+        Args:
+            project_id: The project.
+            caller: Needs the ``user`` role and a grant for the project.
+
+        Raises:
+            ProjectNotFound: the project holds neither decisions nor sessions.
+        """
+        _check_ids(project_id=project_id)
+        self._require(caller, Role.USER, [project_id])
+        if not self._storage.has_project(project_id):
+            raise ProjectNotFound(f"project {project_id!r} holds no decisions and no sessions")
+        return [SessionSummary.of(found) for found in self._storage.sessions(project_id)]
+
+    def decision_detail(
+        self, project_id: str, decision_id: str, *, caller: Principal | None = None
+    ) -> DecisionDetail:
+        """Return one decision with the links other decisions hold to it.
+
+        The answer says whether the decision is superseded and by which
+        decisions (:attr:`~semreport.DecisionDetail.superseded_by`), and gives
+        the title of every decision linked either way.
+
+        Raises:
+            DecisionNotFound: the project has no decision with that id.
+        """
+        _check_ids(project_id=project_id, decision_id=decision_id)
+        self._require(caller, Role.USER, [project_id])
+        found = self._storage.get(project_id, decision_id)
+        outgoing = {link.target for link in found.links}
+        incoming: list[IncomingLink] = []
+        titles: dict[str, str] = {}
+        for other in self._storage.decisions(project_id):
+            if other.id == found.id:
+                continue
+            if other.id in outgoing:
+                titles[other.id] = other.title
+            for link in other.links:
+                if link.target == found.id:
+                    incoming.append(IncomingLink(kind=link.kind, source=other.id))
+                    titles[other.id] = other.title
+        return DecisionDetail(decision=found, incoming=tuple(incoming), titles=FrozenDict(titles))
 
     # -- semantic search ---------------------------------------------------------------
 
