@@ -13,6 +13,7 @@ The public API is what this module exports; everything else is internal.
 from importlib.metadata import PackageNotFoundError, version
 
 from semreport import canonical, limits
+from semreport._ingest import IngestProblem, IngestProgress, IngestResult
 from semreport.contract import CONTRACT, AuthKind, Endpoint, EndpointStatus
 from semreport.domain import (
     Artefact,
@@ -143,6 +144,9 @@ __all__ = [
     "IncomingLink",
     "IncompatibleSchema",
     "InferenceModel",
+    "IngestProblem",
+    "IngestProgress",
+    "IngestResult",
     "InvalidRequest",
     "LegacySession",
     "Link",
