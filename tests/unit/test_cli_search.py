@@ -47,7 +47,7 @@ class TestSignals:
     """The signal catalogue as tables and as JSON."""
 
     def test_table(self, store: MemoryStorage) -> None:
-        result = run("signals", "-p", P, "--url", URL)
+        result = run("signals", "-p", P, "--format", "table", "--url", URL)
         assert result.exit_code == 0, result.stderr
         for name in ("text", "facets", "attributes", "graph", "recency"):
             assert name in result.stdout
@@ -74,7 +74,7 @@ class TestFind:
     def test_table_shows_the_hits_and_their_titles(self, store: MemoryStorage) -> None:
         query = "fire resistance of CLT timber floors"
         expected = _facade(store).find(P, {"text": query, "limit": 5})
-        result = run("find", "-p", P, query, "--limit", "5", "--url", URL)
+        result = run("find", "-p", P, query, "--limit", "5", "--format", "table", "--url", URL)
         assert result.exit_code == 0, result.stderr
         top = expected.hits[0]
         assert top.decision_id in result.stdout
@@ -117,7 +117,7 @@ class TestFind:
         assert len(set(ids)) == 4
 
     def test_table_prints_a_cursor_that_works(self, store: MemoryStorage) -> None:
-        result = run("find", "-p", P, "floor", "--limit", "3", "--url", URL)
+        result = run("find", "-p", P, "floor", "--limit", "3", "--format", "table", "--url", URL)
         match = re.search(r"^next page: --cursor (\S+)$", result.stdout, re.M)
         assert match, result.stdout
         again = run("find", "-p", P, "floor", "--limit", "3", "--cursor", match[1], "--url", URL)
