@@ -13,6 +13,7 @@ from semreport.cli._app import (
     EXIT_FAILED,
     cli,
     json_option,
+    names_options,
     opened,
     parse_json_option,
     print_json,
@@ -53,6 +54,7 @@ HIT_COLUMNS = ("rank", "decision_id", "score", "title", "domain", "status", "sup
 
 
 @cli.command()
+@names_options
 @project_option
 @format_option
 @url_option
@@ -152,6 +154,7 @@ def _paging(command: Any) -> Any:
 
 
 @cli.command()
+@names_options
 @project_option
 @click.argument("text", required=False)
 @click.option("--domain", multiple=True, help="Keep decisions of this domain (repeatable).")
@@ -250,6 +253,7 @@ def find(
 
 
 @cli.command()
+@names_options
 @project_option
 @click.argument("decision_id", required=False)
 @click.option(
@@ -298,6 +302,7 @@ def similar(
 
 
 @cli.command()
+@names_options
 @project_option
 @click.option(
     "--out",
@@ -323,6 +328,7 @@ def report(*, project_id: str, out: Path | None, url: str) -> None:
 
 
 @cli.command("export-report")
+@names_options
 @project_option
 @click.option(
     "--out",
@@ -381,14 +387,15 @@ def verify(*, document: Path, live: bool, as_json: bool, url: str) -> None:
 
 
 @cli.command("export-session")
+@names_options
 @click.argument("session_id")
 @click.option(
     "--format",
     "-f",
     "fmt",
+    type=click.Choice([*SESSION_FORMATS, "all"]),
     default="json",
     show_default=True,
-    metavar="json|pdf|graph|all",
     help="The export format; all writes the three.",
 )
 @click.option(

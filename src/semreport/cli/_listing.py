@@ -9,7 +9,15 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from semreport.cli._app import cli, opened, print_json, project_option, stdout, url_option
+from semreport.cli._app import (
+    cli,
+    names_options,
+    opened,
+    print_json,
+    project_option,
+    stdout,
+    url_option,
+)
 from semreport.cli._output import format_option, id_column, print_rows, resolve_format
 from semreport.domain import DecisionDetail, ProjectSummary, SessionSummary
 from semreport.wire import to_wire
@@ -34,6 +42,7 @@ def projects(*, fmt: str | None, as_json: bool, url: str) -> None:
 
 
 @cli.command()
+@names_options
 @project_option
 @format_option
 @url_option
@@ -88,6 +97,7 @@ def _emit(
 
 
 @cli.command()
+@names_options
 @project_option
 @click.argument("decision_id")
 @format_option
