@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+from pathlib import Path
 
 import pytest
 from cli_support import URL, run, shared_store
@@ -187,3 +189,40 @@ class TestFormats:
         result = run("show", "-p", "p-1", "d-1", "--url", URL)
         assert "title\tTwo columns" in result.stdout.splitlines()
         assert "statement\tone line" in result.stdout.splitlines()
+
+
+class TestNeverWrapped:
+    """On a narrow terminal, ids, hashes and cursors stay whole."""
+
+    def test_ids_hashes_and_cursors(
+        self, store: MemoryStorage, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    ) -> None:
+        monkeypatch.setenv("COLUMNS", "60")
+        found = run("find", "-p", P, "floor", "--limit", "5", "--format", "table", "--url", URL)
+        for hit in _facade(store).find(P, {"text": "floor", "limit": 5}).hits:
+            assert hit.decision_id in found.stdout
+        cursor = re.search(r"^next page: --cursor (\S+)$", found.stdout, re.M)
+        assert cursor
+        assert run("find", "-p", P, "floor", "--cursor", cursor[1], "--url", URL).exit_code == 0
+        exported = run("export-report", "-p", P, "-o", str(tmp_path / "r.html"), "--url", URL)
+        digest = semreport.to_wire(_facade(store).report(P).digest)
+        for value in digest.values():
+            assert str(value) in exported.stdout
+
+
+class TestProgress:
+    """The ingest progress bars count records."""
+
+    def test_bars_count_records(self) -> None:
+        from rich.console import Console
+        from rich.progress import Progress
+
+        from semreport.cli._ingest_command import _Bars
+
+        progress = Progress(console=Console(file=io.StringIO(), force_terminal=True))
+        bars = _Bars(progress)
+        bars(semreport.IngestProgress("reading", "d.jsonl", 3, 7))
+        bars(semreport.IngestProgress("recording", "decisions", 5, 5))
+        tasks = {task.description: (task.completed, task.total) for task in progress.tasks}
+        assert tasks == {"reading d.jsonl": (3, 7), "recording decisions": (5, 5)}
+        assert bars.recorded["decisions"] == 5

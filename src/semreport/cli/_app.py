@@ -272,7 +272,9 @@ def parse_json_option(value: str | None, name: str) -> Any:
             text = Path(value[1:]).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise click.BadParameter(f"cannot read {value[1:]}: {reason}", param_hint=name) from None
+            raise click.BadParameter(
+                f"cannot read {value[1:]}: {reason}", param_hint=name
+            ) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

@@ -352,8 +352,8 @@ def export_report(*, project_id: str, out: Path | None, as_json: bool, url: str)
         print_json({"html": str(target), "digest": to_wire(export.digest)})
         return
     console = stdout()
-    console.print(f"wrote {target}")
-    console.print(digest_table(export.digest))
+    console.print(f"wrote {target}", soft_wrap=True)
+    console.print(digest_table(export.digest), soft_wrap=True)
 
 
 @cli.command()

@@ -146,7 +146,7 @@ def _reports(console: Console, sr: SemReport, out: Path, written: list[tuple[str
     report_html = out / f"{project}-report.html"
     report_html.write_text(export.html, encoding="utf-8")
     written += [("Report (JSON)", report_json), ("Report (HTML)", report_html)]
-    console.print(digest_table(export.digest))
+    console.print(digest_table(export.digest), soft_wrap=True)
     return report_html
 
 
