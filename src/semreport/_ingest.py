@@ -230,14 +230,17 @@ def _kind_of(path: Path, kind: str) -> str | None:
     return None
 
 
-def _count_lines(path: str) -> int:
-    """How many lines a file holds (a last line without a newline counts)."""
+def _count_lines(path: str) -> int | None:
+    """How many lines a file holds (a last line without a newline counts); unknown if unreadable."""
     count = 0
     last = b"\n"
-    with Path(path).open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            count += chunk.count(b"\n")
-            last = chunk[-1:]
+    try:
+        with Path(path).open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                count += chunk.count(b"\n")
+                last = chunk[-1:]
+    except OSError:
+        return None  # reading it reports why
     return count + (0 if last == b"\n" else 1)
 
 

@@ -178,3 +178,61 @@ class TestProblem:
         assert IngestProblem("/x/a.json", "INVALID_REQUEST", "r", item=2).where == "a.json[2]"
         assert IngestProblem("-", "INVALID_REQUEST", "r", line=3).where == "stdin line 3"
         assert IngestProblem("/x/a.json", "INVALID_REQUEST", "r").where == "a.json"
+
+
+class TestReading:
+    """Every kind of input, and every way it can be wrong."""
+
+    def test_sessions_from_standard_input(self, sr: SemReport) -> None:
+        text = json.dumps([session("s-1"), session("s-2")])
+        result = sr.ingest(["-"], kind="sessions", stdin=io.StringIO(text))
+        assert result.recorded_sessions == ("s-1", "s-2")
+
+    @pytest.mark.parametrize(
+        ("text", "kind"),
+        [("5", "a number"), ("true", "a boolean"), ('"x"', "a string"), ("null", "null")],
+    )
+    def test_a_line_that_is_not_an_object(self, sr: SemReport, text: str, kind: str) -> None:
+        result = sr.ingest(["-"], stdin=io.StringIO(text + "\n"))
+        assert result.problems[0].reason == f"expected a JSON object, got {kind}"
+
+    def test_a_line_nested_too_deeply(self, sr: SemReport) -> None:
+        result = sr.ingest(["-"], stdin=io.StringIO("[" * 100_000 + "]" * 100_000 + "\n"))
+        assert "nested too deeply" in result.problems[0].reason
+
+    def test_a_decision_over_the_limits(self, sr: SemReport) -> None:
+        tags = [f"t{i}" for i in range(10_000)]
+        result = sr.ingest(["-"], stdin=io.StringIO(line("d-1", tags=tags) + "\n"))
+        assert result.problems[0].reason.startswith("$.tags")
+
+    def test_a_decisions_file_that_cannot_be_opened(
+        self, sr: SemReport, files: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        def refuse(self: Path, *args: object, **kwargs: object) -> object:
+            raise PermissionError(13, "Permission denied", str(self))
+
+        monkeypatch.setattr(Path, "open", refuse)
+        result = sr.ingest([files / "d.jsonl"])
+        assert str(result.problems[0]) == "d.jsonl: cannot read: Permission denied"
+
+    def test_a_forced_kind_picks_only_its_files_and_recursion_is_optional(
+        self, sr: SemReport, files: Path
+    ) -> None:
+        (files / "sub").mkdir()
+        (files / "sub" / "more.jsonl").write_text(line("d-9") + "\n")
+        assert [Path(f).name for f in sr.ingest([files], kind="decisions", dry_run=True).files] == [
+            "d.jsonl",
+            "more.jsonl",
+        ]
+        flat = sr.ingest([files], kind="decisions", recursive=False, dry_run=True)
+        assert [Path(f).name for f in flat.files] == ["d.jsonl"]
+        with pytest.raises(InvalidRequest, match=r"no \.json file"):
+            sr.ingest([files / "sub"], kind="sessions")
+
+    def test_progress_while_reading_a_long_file(self, sr: SemReport, tmp_path: Path) -> None:
+        path = tmp_path / "d.jsonl"
+        path.write_text("\n".join(line(f"d-{i}") for i in range(600)))  # no final newline
+        events: list[IngestProgress] = []
+        sr.ingest([path], dry_run=True, progress=events.append)
+        reading = [(e.done, e.total) for e in events if e.stage == "reading"]
+        assert reading == [(256, 600), (512, 600), (600, 600)]
