@@ -93,6 +93,8 @@ def demo(*, out: Path) -> None:
     project = sample.PROJECT_ID
     console.print(
         f"Done in {time.perf_counter() - started:.1f} s. Try the commands on the same data:\n"
+        f"  semreport projects --url {url}\n"
+        f"  semreport show --url {url} -p {project} LH-MAT-006\n"
         f'  semreport find --url {url} -p {project} "acoustic floor build-up"\n'
         f"  semreport similar --url {url} -p {project} LH-MAT-011\n"
         f"  semreport verify {report_html}\n"
