@@ -14,7 +14,7 @@ import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 import attrs
 
@@ -46,7 +46,6 @@ DECISION_SUFFIXES: Final = (".jsonl", ".ndjson")
 SESSION_SUFFIXES: Final = (".json",)
 """File name endings read as legacy sessions: a session, its export envelope, or an array."""
 
-Kind = Literal["auto", "decisions", "sessions"]
 _KINDS: Final = ("auto", "decisions", "sessions")
 _STDIN: Final = "-"
 
