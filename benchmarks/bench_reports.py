@@ -20,7 +20,7 @@ from typing import Any
 from semreport.reports._canonical import canonical_json_fast, canonical_record
 
 import semreport
-from semreport import Decision
+from semreport import Decision, ProjectSummary
 from semreport.reports import assemble_report, render_html
 from semreport.reports._digest import citation_id, merkle_root
 from semreport.reports._model import join_object, records_array
@@ -131,6 +131,9 @@ class _Memory:
 
     def has_project(self, project_id: str) -> bool:
         return bool(self._records)
+
+    def projects(self) -> list[ProjectSummary]:  # pragma: no cover - reports never list
+        raise NotImplementedError
 
 
 def _digest(wires: list[dict[str, Any]], rest: dict[str, Any]) -> str:

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from semreport import Decision, DecisionNotFound, from_wire
+from semreport import Decision, DecisionNotFound, ProjectSummary, from_wire
 
 T0 = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)
 
@@ -45,6 +45,18 @@ class FakeMemory:
     def has_project(self, project_id: str) -> bool:
         self.calls.append("has_project")
         return any(d.project_id == project_id for d in self.records)
+
+    def projects(self) -> list[ProjectSummary]:
+        self.calls.append("projects")
+        names = sorted({d.project_id for d in self.records})
+        return [
+            ProjectSummary(
+                project_id=name,
+                decisions=sum(1 for d in self.records if d.project_id == name),
+                latest_sequence=self.latest_sequence(name),
+            )
+            for name in names
+        ]
 
 
 def decision(sequence: int, decision_id: str | None = None, **fields: Any) -> Decision:

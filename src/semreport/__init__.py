@@ -13,6 +13,7 @@ The public API is what this module exports; everything else is internal.
 from importlib.metadata import PackageNotFoundError, version
 
 from semreport import canonical, limits
+from semreport._ingest import IngestProblem, IngestProgress, IngestResult
 from semreport.contract import CONTRACT, AuthKind, Endpoint, EndpointStatus
 from semreport.domain import (
     Artefact,
@@ -23,6 +24,7 @@ from semreport.domain import (
     CorruptStorage,
     Decision,
     DecisionAlreadyRecorded,
+    DecisionDetail,
     DecisionDomain,
     DecisionLog,
     DecisionMemory,
@@ -34,6 +36,7 @@ from semreport.domain import (
     Forbidden,
     FrozenDict,
     GnnModelNotLoaded,
+    IncomingLink,
     IncompatibleSchema,
     InferenceModel,
     InvalidRequest,
@@ -46,6 +49,7 @@ from semreport.domain import (
     PayloadTooLarge,
     Principal,
     ProjectNotFound,
+    ProjectSummary,
     ReferenceEmbedNotAvailable,
     Role,
     Scorer,
@@ -55,6 +59,7 @@ from semreport.domain import (
     SessionLog,
     SessionNotFound,
     SessionStore,
+    SessionSummary,
     Storage,
     StorageError,
     StorageNotFound,
@@ -114,6 +119,7 @@ __all__ = [
     "Criteria",
     "Decision",
     "DecisionAlreadyRecorded",
+    "DecisionDetail",
     "DecisionDomain",
     "DecisionLog",
     "DecisionMemory",
@@ -135,8 +141,12 @@ __all__ = [
     "HeuristicScorer",
     "Hit",
     "InclusionProof",
+    "IncomingLink",
     "IncompatibleSchema",
     "InferenceModel",
+    "IngestProblem",
+    "IngestProgress",
+    "IngestResult",
     "InvalidRequest",
     "LegacySession",
     "Link",
@@ -148,6 +158,7 @@ __all__ = [
     "PayloadTooLarge",
     "Principal",
     "ProjectNotFound",
+    "ProjectSummary",
     "ReferenceEmbedNotAvailable",
     "Report",
     "ReportEntry",
@@ -168,6 +179,7 @@ __all__ = [
     "SessionLog",
     "SessionNotFound",
     "SessionStore",
+    "SessionSummary",
     "SignalCatalogue",
     "SignalContribution",
     "Storage",

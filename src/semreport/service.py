@@ -12,34 +12,40 @@ import functools
 import itertools
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, NoReturn, TypeVar
 
 import attrs
 
+from semreport._ingest import IngestProgress, IngestResult, Pipeline, plan_sources
 from semreport.contract import CONTRACT, endpoint
 from semreport.domain import (
     Catalogue,
     CatalogueProfileMatchingNotConfigured,
     Decision,
+    DecisionDetail,
     DecisionMemory,
+    DecisionNotFound,
     FieldError,
     Forbidden,
     FrozenDict,
     GnnModelNotLoaded,
+    IncomingLink,
     InferenceModel,
     InvalidRequest,
     LegacySession,
     ModelStatus,
     Principal,
     ProjectNotFound,
+    ProjectSummary,
     ReferenceEmbedNotAvailable,
     Role,
     Scorer,
-    SessionAlreadyRecorded,
     SessionNotFound,
+    SessionSummary,
     Storage,
     Unauthenticated,
 )
@@ -56,7 +62,6 @@ from semreport.exports import (
     SessionImportProblem,
     check_export_format,
     export_legacy_session,
-    load_session_files,
 )
 from semreport.gnn import NullGNN
 from semreport.reports import (
@@ -288,6 +293,66 @@ class SemReport:
             raise SessionNotFound(f"no session {session_id!r} that the caller may read")
         return found
 
+    # -- listing and showing (library and command line; not part of the HTTP contract) --
+
+    def projects(self, *, caller: Principal | None = None) -> list[ProjectSummary]:
+        """List the projects the caller may read, ordered by id, with their counts.
+
+        A project is listed once it holds a decision or a legacy session; each
+        summary gives its decision count, latest sequence and session count.
+
+        Args:
+            caller: Needs the ``user`` role; only the projects it holds a
+                grant for are listed (the others are not even counted).
+        """
+        who = self._require(caller, Role.USER)
+        return [p for p in self._storage.projects() if who.may_read(p.project_id)]
+
+    def sessions(self, project_id: str, *, caller: Principal | None = None) -> list[SessionSummary]:
+        """List a project's legacy sessions (ordered by start time, then id) without transcripts.
+
+        Args:
+            project_id: The project.
+            caller: Needs the ``user`` role and a grant for the project.
+
+        Raises:
+            ProjectNotFound: the project holds neither decisions nor sessions.
+        """
+        _check_ids(project_id=project_id)
+        self._require(caller, Role.USER, [project_id])
+        if not self._storage.has_project(project_id):
+            raise ProjectNotFound(f"project {project_id!r} holds no decisions and no sessions")
+        return [SessionSummary.of(found) for found in self._storage.sessions(project_id)]
+
+    def decision_detail(
+        self, project_id: str, decision_id: str, *, caller: Principal | None = None
+    ) -> DecisionDetail:
+        """Return one decision with the links other decisions hold to it.
+
+        The answer says whether the decision is superseded and by which
+        decisions (:attr:`~semreport.DecisionDetail.superseded_by`), and gives
+        the title of every decision linked either way.
+
+        Raises:
+            DecisionNotFound: the project has no decision with that id.
+        """
+        _check_ids(project_id=project_id, decision_id=decision_id)
+        self._require(caller, Role.USER, [project_id])
+        found = self._storage.get(project_id, decision_id)
+        outgoing = {link.target for link in found.links}
+        incoming: list[IncomingLink] = []
+        titles: dict[str, str] = {}
+        for other in self._storage.decisions(project_id):
+            if other.id == found.id:
+                continue
+            if other.id in outgoing:
+                titles[other.id] = other.title
+            for link in other.links:
+                if link.target == found.id:
+                    incoming.append(IncomingLink(kind=link.kind, source=other.id))
+                    titles[other.id] = other.title
+        return DecisionDetail(decision=found, incoming=tuple(incoming), titles=FrozenDict(titles))
+
     # -- semantic search ---------------------------------------------------------------
 
     @functools.cached_property
@@ -470,61 +535,157 @@ class SemReport:
         found = self._readable_session(session_id, caller)
         return export_legacy_session(found, fmt, memory=self._storage, graph_format=graph_format)
 
+    def ingest(
+        self,
+        paths: Sequence[str | os.PathLike[str]],
+        *,
+        kind: str = "auto",
+        recursive: bool = True,
+        batch_size: int = 500,
+        skip_existing: bool = False,
+        all_or_nothing: bool = False,
+        dry_run: bool = False,
+        stdin: Iterable[str] | None = None,
+        progress: Callable[[IngestProgress], None] | None = None,
+        caller: Principal | None = None,
+    ) -> IngestResult:
+        """Record decisions (JSON Lines) and legacy sessions (JSON) from files.
+
+        A ``.jsonl`` (or ``.ndjson``) file holds one decision per line in the
+        wire form; a ``.json`` file holds one legacy session (plain or in its
+        ``semreport.session/1`` export envelope) or an array of them; a
+        directory contributes all such files; ``-`` reads decisions (or, with
+        ``kind="sessions"``, sessions) from ``stdin``.
+
+        Everything is checked before anything is written. Each bad line, file
+        or array item is an :class:`~semreport.IngestProblem` with its place
+        and reason, and so are ids repeated in the input, ids already stored,
+        and records of projects the caller has no grant for. The good records
+        are then written in batches of ``batch_size``, each batch in one
+        transaction, decisions first.
+
+        Args:
+            paths: Files, directories or ``-``.
+            kind: ``auto`` (by file name ending), ``decisions`` or ``sessions``.
+            recursive: Whether directories contribute their subdirectories' files.
+            batch_size: Records per transaction (1 to 10,000; sessions go in
+                batches of at most 1,000).
+            skip_existing: Count a record already stored with the same content
+                (same id, same fields) instead of reporting it; the same id with
+                other content is still a problem.
+            all_or_nothing: Write nothing at all if any input is bad.
+            dry_run: Check everything, write nothing.
+            stdin: The lines ``-`` reads.
+            progress: Called as the work advances, counting records.
+            caller: Needs the ``user`` role, and a grant for each record's project.
+
+        Returns:
+            The counts, the problems, and whether anything was written.
+
+        Raises:
+            InvalidRequest: a path does not exist or its kind cannot be told, a
+                bad option, or ``-`` without ``stdin``.
+            SemReportError: the storage refused a batch; the batches before it
+                stay recorded (``progress`` has counted them).
+        """
+        who = self._require(caller, Role.USER)
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int):
+            raise InvalidRequest.at("$.batch_size", "expected an integer")
+        if not 1 <= batch_size <= MAX_BATCH_DECISIONS:
+            raise InvalidRequest.at(
+                "$.batch_size", f"expected 1 to {MAX_BATCH_DECISIONS}, got {batch_size}"
+            )
+        sources = plan_sources(paths, kind, recursive=recursive)
+        if stdin is None and any(source.path == "-" for source in sources):
+            raise InvalidRequest.at("$.stdin", "'-' reads standard input; none was given")
+        work = Pipeline(
+            may_write=who.may_read,
+            check_decision=_limit_problem,
+            stored_decision=self._stored_decision,
+            stored_session=self._stored_session,
+            record_decisions=lambda batch: len(self.record(batch, caller=who)),
+            record_sessions=lambda batch: len(self.record_sessions(batch, caller=who)),
+            forbidden=_FORBIDDEN.format(role=Role.USER.value),
+            skip_existing=skip_existing,
+            progress=progress,
+        )
+        for source in sources:
+            work.read(source, stdin)
+        work.check_stored()
+        order = {source.path: position for position, source in enumerate(sources)}
+        problems = sorted(
+            work.problems,
+            key=lambda p: (order.get(p.source, len(order)), p.line or 0, p.item or 0),
+        )
+        projects = sorted(
+            {d.project_id for d, _ in work.decisions} | {s.project_id for s, _ in work.sessions}
+        )
+        written = not dry_run and not (all_or_nothing and problems)
+        recorded, ids = work.record(batch_size) if written else (0, [])
+        return IngestResult(
+            files=tuple(source.path for source in sources),
+            recorded_decisions=recorded,
+            recorded_sessions=tuple(ids),
+            valid_decisions=len(work.decisions),
+            valid_sessions=len(work.sessions),
+            existing_decisions=work.existing_decisions,
+            existing_sessions=work.existing_sessions,
+            problems=tuple(problems),
+            written=written,
+            projects=tuple(projects),
+        )
+
     def import_sessions(
         self, path: str | os.PathLike[str], *, caller: Principal | None = None
     ) -> SessionImport:
         """Import legacy sessions from a JSON file or a directory of them.
 
-        Each file holds one session in the wire form, plain or inside the
-        ``semreport.session/1`` export envelope. A file that cannot be read,
-        is malformed, belongs to a project the caller has no grant for,
-        repeats the id of an earlier file or of a stored session is reported
-        with its reason and skipped; the others are recorded together in one
-        batch, so nothing is half-written.
+        The sessions-only form of :meth:`ingest` (same checks, same
+        pipeline). Each file holds one session in the wire form, plain or
+        inside the ``semreport.session/1`` export envelope, or an array of
+        them. A file that cannot be read, is malformed, belongs to a project
+        the caller has no grant for, repeats the id of an earlier file or of a
+        stored session is reported with its reason and skipped; the others
+        are recorded.
 
         Args:
-            path: A file, or a directory whose ``*.json`` files are read in name order.
+            path: A file, or a directory whose ``*.json`` files (not those of
+                its subdirectories) are read in name order.
             caller: Needs the ``user`` role, and a grant for each session's project.
 
         Returns:
-            The ids recorded, the files read and a problem per file skipped.
+            The ids recorded, the files read and a problem per file (or array
+            item) skipped.
 
         Raises:
             InvalidRequest: ``path`` is neither a file nor a directory.
         """
-        who = self._require(caller, Role.USER)
-        loaded = load_session_files(path)
-        problems = list(loaded.problems)
-        chosen: list[LegacySession] = []
-        taken: set[str] = set()
-        for file, session in loaded.sessions:
-            if not who.may_read(session.project_id):
-                problems.append(
-                    SessionImportProblem(
-                        file,
-                        Forbidden.code,
-                        _FORBIDDEN.format(role=Role.USER.value),
-                    )
-                )
-            elif session.id in taken or self._session_exists(session.id):
-                where = "an earlier file" if session.id in taken else "the store"
-                problems.append(
-                    SessionImportProblem(
-                        file,
-                        SessionAlreadyRecorded.code,
-                        f"session {session.id!r} is already in {where}",
-                    )
-                )
-            else:
-                chosen.append(session)
-                taken.add(session.id)
-        if chosen:
-            self.record_sessions(chosen, caller=who)
-        order = {file: position for position, file in enumerate(loaded.files)}
-        problems.sort(key=lambda problem: order.get(problem.file, len(order)))
-        return SessionImport(
-            imported=tuple(s.id for s in chosen), files=loaded.files, problems=tuple(problems)
+        self._require(caller, Role.USER)
+        if not isinstance(path, str | os.PathLike):
+            raise InvalidRequest.at("$.path", f"expected a path, got {type(path).__name__}")
+        if not (Path(path).is_file() or Path(path).is_dir()):
+            raise InvalidRequest.at("$.path", f"{str(path)[:200]!r} is not a file or a directory")
+        if Path(path).is_dir() and not any(
+            p.suffix.lower() == ".json" and p.is_file() for p in Path(path).iterdir()
+        ):
+            return SessionImport(imported=(), files=())
+        done = self.ingest(
+            [path], kind="sessions", recursive=False, batch_size=MAX_BATCH_SESSIONS, caller=caller
         )
+        return SessionImport(
+            imported=done.recorded_sessions,
+            files=done.files,
+            problems=tuple(SessionImportProblem(p.source, p.code, p.reason) for p in done.problems),
+        )
+
+    def _stored_decision(self, project_id: str, decision_id: str) -> Decision | None:
+        try:
+            return self._storage.get(project_id, decision_id)
+        except DecisionNotFound:
+            return None
+
+    def _stored_session(self, session_id: str) -> LegacySession | None:
+        return self._storage.get_session(session_id) if self._session_exists(session_id) else None
 
     def _session_exists(self, session_id: str) -> bool:
         try:
@@ -671,6 +832,15 @@ def _check_decision(decision: Decision) -> None:
             problems.append(((), f"at most {MAX_DECISION_BYTES} bytes as JSON, got {size}"))
     if problems:
         raise InvalidValue.of(problems)
+
+
+def _limit_problem(decision: Decision) -> str | None:
+    """Why a decision breaks the request limits, or ``None`` when it keeps them."""
+    try:
+        _check_decision(decision)
+    except InvalidValue as exc:
+        return "; ".join(f"{format_path(path, '$')}: {reason}" for path, reason in exc.problems)
+    return None
 
 
 def _check_session(_session: LegacySession) -> None:

@@ -86,3 +86,22 @@ def session_exports(sr: semreport.SemReport) -> semreport.SessionImport:
     problems: tuple[semreport.SessionImportProblem, ...] = imported.problems
     assert all(p.code and p.reason and p.file for p in problems) or imported.ok
     return imported
+
+
+def listing(sr: semreport.SemReport) -> list[str]:
+    projects: list[semreport.ProjectSummary] = sr.projects()
+    counts = [p.decisions + p.sessions + p.latest_sequence for p in projects]
+    sessions: list[semreport.SessionSummary] = sr.sessions("p-1")
+    detail: semreport.DecisionDetail = sr.decision_detail("p-1", "d-1")
+    incoming: tuple[semreport.IncomingLink, ...] = detail.incoming
+    superseded: bool = detail.superseded
+    flags = [str(superseded), *(link.source for link in incoming), *map(str, counts)]
+    return [s.id for s in sessions] + list(detail.superseded_by) + flags
+
+
+def ingesting(sr: semreport.SemReport) -> semreport.IngestResult:
+    seen: list[semreport.IngestProgress] = []
+    result = sr.ingest(["decisions.jsonl", "sessions/"], skip_existing=True, progress=seen.append)
+    problems: tuple[semreport.IngestProblem, ...] = result.problems
+    assert all(p.where and p.code for p in problems) or result.ok
+    return result

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from cli_support import run
+from cli_support import URL, run, shared_store
 
 import semreport
+from semreport import sample
 from semreport.cli import DEFAULT_URL, EXIT_INTERNAL, EXIT_REFUSED, EXIT_USAGE, cli, main
+from semreport.storage.memory import MemoryStorage
 
 COMMANDS = sorted(cli.commands)
 
@@ -111,3 +115,50 @@ class TestMain:
             main()
         assert exit_info.value.code == EXIT_REFUSED
         assert "UNKNOWN_STORAGE_SCHEME" in capsys.readouterr().err
+
+
+class TestUsageErrorsNameTheOption:
+    """A refused value the user typed is a usage error (2) naming the option, not a JSON path."""
+
+    @pytest.fixture
+    def store(self, monkeypatch: pytest.MonkeyPatch) -> MemoryStorage:
+        store = shared_store(monkeypatch)
+        store.record(sample.decisions())
+        return store
+
+    @pytest.mark.parametrize(
+        ("args", "option"),
+        [
+            (["find", "-p", sample.PROJECT_ID, "x", "--domain", "materials"], "--domain"),
+            (["find", "-p", sample.PROJECT_ID, "x", "--status", "done"], "--status"),
+            (["find", "-p", sample.PROJECT_ID, "x", "--near", "cost_eur=-1e999"], "--near"),
+            (["find", "-p", sample.PROJECT_ID, "x", "--cursor", "tampered"], "--cursor"),
+            (["show", "-p", "bad id", "d-1"], "--project"),
+            (["show", "-p", sample.PROJECT_ID, "bad id"], "DECISION_ID"),
+            (["similar", "-p", sample.PROJECT_ID, "--exemplar", '{"title": 5}'], "--exemplar"),
+        ],
+    )
+    def test_the_option_is_named(self, store: MemoryStorage, args: list[str], option: str) -> None:
+        result = run(*args, "--url", URL)
+        assert result.exit_code == EXIT_USAGE, result.stderr
+        assert f"Error: invalid value for {option}: " in result.stderr
+        assert "$." not in result.stderr
+
+    def test_values_from_criteria_name_criteria_and_the_path(self, store: MemoryStorage) -> None:
+        criteria = '{"filters": {"domain": ["nope"]}}'
+        result = run("find", "-p", sample.PROJECT_ID, "--criteria", criteria, "--url", URL)
+        assert result.exit_code == EXIT_USAGE
+        assert "invalid value for --criteria: $.filters.domain[0]: " in result.stderr
+
+    def test_a_missing_criteria_file_is_a_usage_error(
+        self, store: MemoryStorage, tmp_path: Path
+    ) -> None:
+        missing = tmp_path / "criteria.json"
+        result = run("find", "-p", sample.PROJECT_ID, "--criteria", f"@{missing}", "--url", URL)
+        assert result.exit_code == EXIT_USAGE
+        assert "--criteria" in result.stderr
+        assert str(missing) in result.stderr
+
+    def test_refusals_no_option_explains_stay_refusals(self, store: MemoryStorage) -> None:
+        result = run("show", "-p", sample.PROJECT_ID, "LH-NOPE", "--url", URL)
+        assert result.exit_code == EXIT_REFUSED

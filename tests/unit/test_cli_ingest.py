@@ -9,7 +9,7 @@ import pytest
 from cli_support import URL, run, shared_store
 
 from semreport import sample
-from semreport.cli import EXIT_FAILED, EXIT_OK, EXIT_REFUSED
+from semreport.cli import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_USAGE
 from semreport.storage.memory import MemoryStorage
 
 DATA = Path(sample.__file__).with_name("data")
@@ -59,6 +59,8 @@ class TestGoodInput:
             "recorded_sessions": 0,
             "valid_decisions": 1,
             "valid_sessions": 0,
+            "existing_decisions": 0,
+            "existing_sessions": 0,
             "problems": [],
             "written": True,
         }
@@ -123,7 +125,7 @@ class TestBadInput:
         assert (
             lines[2] == "semreport: mixed.jsonl line 4: decision 'd-1' repeats mixed.jsonl line 1"
         )
-        assert lines[3] == "semreport: mixed.jsonl line 5: expected a JSON object, got list"
+        assert lines[3] == "semreport: mixed.jsonl line 5: expected a JSON object, got an array"
         assert lines[4].startswith("semreport: mixed.jsonl line 7: not UTF-8 text")
         assert len(lines) == 5
         assert [d.id for d in store.decisions("p-1")] == ["d-1", "d-3"]
@@ -181,21 +183,81 @@ class TestBadInput:
         assert "is already recorded" in result.stderr
 
 
+class TestSkipExisting:
+    """--skip-existing makes an ingest safe to repeat: stored records are counted, not refused."""
+
+    def test_a_second_run_records_only_what_is_new(
+        self, store: MemoryStorage, tmp_path: Path
+    ) -> None:
+        path = tmp_path / "d.jsonl"
+        path.write_text(_decision("d-1") + "\n" + _decision("d-2") + "\n")
+        assert run("ingest", "--url", URL, str(path), str(DATA / "sessions")).exit_code == 0
+        path.write_text("\n".join(_decision(f"d-{i}") for i in (1, 2, 3)) + "\n")
+        result = run(
+            "ingest", "--url", URL, "--skip-existing", "--json", str(path), str(DATA / "sessions")
+        )
+        assert result.exit_code == EXIT_OK, result.stderr
+        summary = json.loads(result.stdout)
+        assert summary["recorded_decisions"] == 1
+        assert summary["existing_decisions"] == 2
+        assert summary["existing_sessions"] == len(sample.SESSION_IDS)
+        assert summary["recorded_sessions"] == 0
+        assert [d.id for d in store.decisions("p-1")] == ["d-1", "d-2", "d-3"]
+
+    def test_the_table_counts_what_was_already_stored(
+        self, store: MemoryStorage, tmp_path: Path
+    ) -> None:
+        path = tmp_path / "d.jsonl"
+        path.write_text(_decision("d-1") + "\n")
+        assert run("ingest", "--url", URL, str(path)).exit_code == EXIT_OK
+        result = run("ingest", "--url", URL, "--skip-existing", str(path))
+        assert result.exit_code == EXIT_OK
+        assert "decisions already stored │ 1" in result.stdout
+
+    def test_the_same_id_with_other_content_is_reported_with_its_line(
+        self, store: MemoryStorage, tmp_path: Path
+    ) -> None:
+        path = tmp_path / "d.jsonl"
+        path.write_text(_decision("d-1") + "\n")
+        assert run("ingest", "--url", URL, str(path)).exit_code == EXIT_OK
+        path.write_text(_decision("d-2") + "\n" + _decision("d-1", title="Changed") + "\n")
+        result = run("ingest", "--url", URL, "--skip-existing", str(path))
+        assert result.exit_code == EXIT_FAILED
+        assert result.stderr.splitlines() == [
+            "semreport: d.jsonl line 2: decision 'd-1' is already recorded in project 'p-1' "
+            "with other content"
+        ]
+        assert store.get("p-1", "d-1").title == "T"
+        assert [d.id for d in store.decisions("p-1")] == ["d-1", "d-2"]
+
+    def test_a_changed_session_is_reported(self, store: MemoryStorage, tmp_path: Path) -> None:
+        good = json.loads((DATA / "sessions" / f"{sample.SESSION_IDS[0]}.json").read_text())
+        (tmp_path / "s.json").write_text(json.dumps(good))
+        assert run("ingest", "--url", URL, str(tmp_path / "s.json")).exit_code == EXIT_OK
+        good["title"] = "Another title"
+        (tmp_path / "s.json").write_text(json.dumps(good))
+        result = run("ingest", "--url", URL, "--skip-existing", str(tmp_path / "s.json"))
+        assert result.exit_code == EXIT_FAILED
+        assert "with other content" in result.stderr
+
+
 class TestRefusals:
     """Unusable paths and storage failures are one line and a non-zero status."""
 
-    def test_missing_path(self, store: MemoryStorage, tmp_path: Path) -> None:
+    def test_missing_path_is_a_usage_error(self, store: MemoryStorage, tmp_path: Path) -> None:
         result = run("ingest", "--url", URL, str(tmp_path / "nope.jsonl"))
-        assert result.exit_code == EXIT_REFUSED
-        assert result.stderr.count("\n") == 1
-        assert "no such file or directory" in result.stderr
+        assert result.exit_code == EXIT_USAGE
+        assert "PATHS" in result.stderr
+        assert "nope.jsonl" in result.stderr
+        assert "does not exist" in result.stderr
         assert "Traceback" not in result.stderr
 
     def test_unknown_suffix_and_empty_directory(self, store: MemoryStorage, tmp_path: Path) -> None:
         (tmp_path / "notes.txt").write_text("x")
         (tmp_path / "empty").mkdir()
         result = run("ingest", "--url", URL, str(tmp_path / "notes.txt"), str(tmp_path / "empty"))
-        assert result.exit_code == EXIT_REFUSED
+        assert result.exit_code == EXIT_USAGE
+        assert "Invalid value for PATHS" in result.stderr
         assert "cannot tell decisions from sessions" in result.stderr
         assert "holds no .jsonl or .json file" in result.stderr
 

@@ -26,6 +26,9 @@ READERS: dict[str, list[str]] = {
     "export-report": ["-p", "lindenhof"],
     "export-session": ["lh-fire-workshop-2025-03"],
     "serve": ["--dev-token", "s3cret"],
+    "projects": [],
+    "sessions": ["-p", "lindenhof"],
+    "show": ["-p", "lindenhof", "LH-MAT-006"],
 }
 
 

@@ -10,7 +10,7 @@ from cli_support import URL, run, shared_store
 
 import semreport
 from semreport import sample
-from semreport.cli import EXIT_FAILED, EXIT_REFUSED
+from semreport.cli import EXIT_FAILED, EXIT_REFUSED, EXIT_USAGE
 from semreport.storage.memory import MemoryStorage
 
 P = sample.PROJECT_ID
@@ -189,8 +189,8 @@ class TestExportSession:
 
     def test_unknown_format(self, store: MemoryStorage, tmp_path: Path) -> None:
         result = run("export-session", SESSION, "-f", "docx", "-o", str(tmp_path), "--url", URL)
-        assert result.exit_code == EXIT_REFUSED
-        assert result.stderr.startswith("semreport: error: UNSUPPORTED_EXPORT_FORMAT")
+        assert result.exit_code == EXIT_USAGE
+        assert "Invalid value for '--format' / '-f': 'docx' is not one of" in result.stderr
         assert "pdf" in result.stderr
 
     def test_unknown_session(self, store: MemoryStorage, tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from semreport.cli import (  # noqa: F401 - register the commands
     _commands,
     _demo,
     _ingest_command,
+    _listing,
     _serve_command,
 )
 from semreport.cli._app import (

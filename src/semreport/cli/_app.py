@@ -11,6 +11,7 @@ mistyped path is reported (naming the file) and never created.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -24,7 +25,7 @@ import click
 from rich.console import Console
 
 import semreport
-from semreport.domain import SemReportError, StorageNotFound
+from semreport.domain import InvalidRequest, SemReportError, StorageNotFound
 from semreport.search import HeuristicScorer
 from semreport.service import SemReport
 from semreport.wire import to_wire
@@ -38,6 +39,7 @@ __all__ = [
     "EXIT_USAGE",
     "cli",
     "main",
+    "names_options",
 ]
 
 P = ParamSpec("P")
@@ -107,6 +109,83 @@ class _Group(click.Group):
             fail("interrupted", 130)
         except Exception as exc:  # noqa: BLE001 - the top level must never show a traceback
             fail(f"unexpected error: {type(exc).__name__}: {exc}", EXIT_INTERNAL)
+
+
+# Where a refused field comes from: the field path's start, and the parameter that fills it.
+_FIELD_PARAMS: Final = (
+    ("$.filters.domain", "domain"),
+    ("$.filters.status", "status"),
+    ("$.filters.agent", "agent"),
+    ("$.filters.tags", "tag"),
+    ("$.filters.attributes", "attr"),
+    ("$.near", "near"),
+    ("$.weights", "weight"),
+    ("$.superseded", "superseded"),
+    ("$.limit", "limit"),
+    ("$.cursor", "cursor"),
+    ("$.text", "text"),
+    ("$.decision_id", "decision_id"),
+    ("$.decision", "exemplar"),
+    ("$.project_id", "project_id"),
+    ("$.session_id", "session_id"),
+)
+
+
+def _within(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith((f"{prefix}.", f"{prefix}["))
+
+
+def _shown_name(param: click.Parameter) -> str:
+    if isinstance(param, click.Option):
+        return max(param.opts, key=len)
+    return param.human_readable_name
+
+
+def _typed_by_user(ctx: click.Context, name: str) -> click.Parameter | None:
+    """The parameter called ``name`` if the user gave it (command line or environment)."""
+    found = next((p for p in ctx.command.params if p.name == name), None)
+    source = ctx.get_parameter_source(name)
+    given = source in (
+        click.core.ParameterSource.COMMANDLINE,
+        click.core.ParameterSource.ENVIRONMENT,
+    )
+    return found if given else None
+
+
+def _usage_message(ctx: click.Context, exc: InvalidRequest) -> str | None:
+    """Name the options behind a refused request, or ``None`` if some field came from no option."""
+    parts: list[str] = []
+    for error in exc.errors:
+        name = next((n for prefix, n in _FIELD_PARAMS if _within(error.path, prefix)), None)
+        param = _typed_by_user(ctx, name) if name else None
+        if param is not None:
+            parts.append(f"invalid value for {_shown_name(param)}: {error.message}")
+        elif _typed_by_user(ctx, "criteria") is not None:
+            parts.append(f"invalid value for --criteria: {error.path}: {error.message}")
+        else:
+            return None
+    return "; ".join(parts) or None
+
+
+def names_options(command: Callable[P, R]) -> Callable[P, R]:
+    """Turn a request refused for a value the user typed into a usage error naming the option.
+
+    The library names fields by their path in the request (``$.filters.domain[0]``);
+    the user typed ``--domain``. Such an error exits with status 2 and names
+    the option; a refusal that no option explains stays a refusal (status 3).
+    """
+
+    @functools.wraps(command)
+    def named(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return command(*args, **kwargs)
+        except InvalidRequest as exc:
+            message = _usage_message(click.get_current_context(), exc)
+            if message is None:
+                raise
+            raise click.UsageError(message) from None
+
+    return named
 
 
 def url_option(command: Callable[P, R]) -> Callable[P, R]:
@@ -189,7 +268,13 @@ def parse_json_option(value: str | None, name: str) -> Any:
         return None
     text = value
     if value.startswith("@"):
-        text = Path(value[1:]).read_text(encoding="utf-8")
+        try:
+            text = Path(value[1:]).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise click.BadParameter(
+                f"cannot read {value[1:]}: {reason}", param_hint=name
+            ) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

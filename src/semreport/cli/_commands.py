@@ -13,12 +13,20 @@ from semreport.cli._app import (
     EXIT_FAILED,
     cli,
     json_option,
+    names_options,
     opened,
     parse_json_option,
     print_json,
     project_option,
     stdout,
     url_option,
+)
+from semreport.cli._output import (
+    format_option,
+    hit_rows,
+    print_rows,
+    resolve_format,
+    wire_rows,
 )
 from semreport.cli._render import (
     digest_table,
@@ -41,18 +49,32 @@ __all__ = [
 ]
 
 SESSION_FORMATS = ("json", "pdf", "graph")
+SIGNAL_COLUMNS = ("name", "kind", "find_weight", "similar_weight", "coverage", "description")
+HIT_COLUMNS = ("rank", "decision_id", "score", "title", "domain", "status", "superseded")
 
 
 @cli.command()
+@names_options
 @project_option
-@json_option
+@format_option
 @url_option
-def signals(*, project_id: str, as_json: bool, url: str) -> None:
-    """List the search signals for a project, with coverage and value ranges."""
+def signals(*, project_id: str, fmt: str | None, as_json: bool, url: str) -> None:
+    """List the search signals for a project, with coverage and value ranges.
+
+    As csv or tsv: one line per signal (name, kind, weights, coverage,
+    description); the facet values and numeric ranges are in the table and
+    json formats.
+    """
     with opened(url) as sr:
         catalogue = sr.signals(project_id)
-    if as_json:
+    chosen = resolve_format(fmt, as_json)
+    if chosen == "json":
         print_json(catalogue)
+        return
+    if chosen != "table":
+        print_rows(
+            SIGNAL_COLUMNS, wire_rows(to_wire(catalogue).get("signals", []), SIGNAL_COLUMNS), chosen
+        )
         return
     console = stdout()
     for table in signals_tables(catalogue):
@@ -91,10 +113,18 @@ def _range(text: str, option: str) -> dict[str, float]:
 
 
 def _show_hits(
-    project_id: str, result: Any, *, title: str, explain: int, as_json: bool, url: str
+    project_id: str, result: Any, *, title: str, explain: int, fmt: str, url: str
 ) -> None:
-    if as_json:
+    if fmt == "json":
         print_json(result)
+        return
+    if fmt != "table":
+        with opened(url) as sr:
+            print_rows(HIT_COLUMNS, hit_rows(sr, project_id, result), fmt)
+        more = next_page(result)
+        if more:
+            # The data stays on standard output; how to go on goes to standard error.
+            click.echo(more, err=True)
         return
     console = stdout()
     with opened(url) as sr:
@@ -124,6 +154,7 @@ def _paging(command: Any) -> Any:
 
 
 @cli.command()
+@names_options
 @project_option
 @click.argument("text", required=False)
 @click.option("--domain", multiple=True, help="Keep decisions of this domain (repeatable).")
@@ -154,7 +185,7 @@ def _paging(command: Any) -> Any:
     help="Criteria in the wire form; the options above are merged over them.",
 )
 @_paging
-@json_option
+@format_option
 @url_option
 def find(
     *,
@@ -172,6 +203,7 @@ def find(
     limit: int | None,
     cursor: str | None,
     explain: int,
+    fmt: str | None,
     as_json: bool,
     url: str,
 ) -> None:
@@ -210,10 +242,18 @@ def find(
     with opened(url) as sr:
         result = sr.find(project_id, query)
     title = f"find {text!r}" if text else "find"
-    _show_hits(project_id, result, title=title, explain=explain, as_json=as_json, url=url)
+    _show_hits(
+        project_id,
+        result,
+        title=title,
+        explain=explain,
+        fmt=resolve_format(fmt, as_json),
+        url=url,
+    )
 
 
 @cli.command()
+@names_options
 @project_option
 @click.argument("decision_id", required=False)
 @click.option(
@@ -222,7 +262,7 @@ def find(
     help="An inline partial decision to resemble, instead of DECISION_ID.",
 )
 @_paging
-@json_option
+@format_option
 @url_option
 def similar(
     *,
@@ -232,6 +272,7 @@ def similar(
     limit: int | None,
     cursor: str | None,
     explain: int,
+    fmt: str | None,
     as_json: bool,
     url: str,
 ) -> None:
@@ -250,10 +291,18 @@ def similar(
     with opened(url) as sr:
         result = sr.similar(project_id, query)
     title = f"similar to {decision_id}" if decision_id else "similar to the exemplar"
-    _show_hits(project_id, result, title=title, explain=explain, as_json=as_json, url=url)
+    _show_hits(
+        project_id,
+        result,
+        title=title,
+        explain=explain,
+        fmt=resolve_format(fmt, as_json),
+        url=url,
+    )
 
 
 @cli.command()
+@names_options
 @project_option
 @click.option(
     "--out",
@@ -279,6 +328,7 @@ def report(*, project_id: str, out: Path | None, url: str) -> None:
 
 
 @cli.command("export-report")
+@names_options
 @project_option
 @click.option(
     "--out",
@@ -302,8 +352,8 @@ def export_report(*, project_id: str, out: Path | None, as_json: bool, url: str)
         print_json({"html": str(target), "digest": to_wire(export.digest)})
         return
     console = stdout()
-    console.print(f"wrote {target}")
-    console.print(digest_table(export.digest))
+    console.print(f"wrote {target}", soft_wrap=True)
+    console.print(digest_table(export.digest), soft_wrap=True)
 
 
 @cli.command()
@@ -337,14 +387,15 @@ def verify(*, document: Path, live: bool, as_json: bool, url: str) -> None:
 
 
 @cli.command("export-session")
+@names_options
 @click.argument("session_id")
 @click.option(
     "--format",
     "-f",
     "fmt",
+    type=click.Choice([*SESSION_FORMATS, "all"]),
     default="json",
     show_default=True,
-    metavar="json|pdf|graph|all",
     help="The export format; all writes the three.",
 )
 @click.option(

@@ -93,6 +93,8 @@ def demo(*, out: Path) -> None:
     project = sample.PROJECT_ID
     console.print(
         f"Done in {time.perf_counter() - started:.1f} s. Try the commands on the same data:\n"
+        f"  semreport projects --url {url}\n"
+        f"  semreport show --url {url} -p {project} LH-MAT-006\n"
         f'  semreport find --url {url} -p {project} "acoustic floor build-up"\n'
         f"  semreport similar --url {url} -p {project} LH-MAT-011\n"
         f"  semreport verify {report_html}\n"
@@ -146,7 +148,7 @@ def _reports(console: Console, sr: SemReport, out: Path, written: list[tuple[str
     report_html = out / f"{project}-report.html"
     report_html.write_text(export.html, encoding="utf-8")
     written += [("Report (JSON)", report_json), ("Report (HTML)", report_html)]
-    console.print(digest_table(export.digest))
+    console.print(digest_table(export.digest), soft_wrap=True)
     return report_html
 
 

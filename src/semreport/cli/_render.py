@@ -135,7 +135,9 @@ def hits_table(sr: SemReport, project_id: str, result: object, title: str) -> Ta
     table = Table(title=title, expand=False)
     table.add_column("#", justify="right")
     table.add_column("score", justify="right")
-    table.add_column("decision")
+    # Ids never wrap: the column is as wide as the longest id.
+    ids = [str(hit["decision_id"]) for hit in wire.get("hits", [])]
+    table.add_column("decision", no_wrap=True, min_width=max([len(i) for i in ids] + [8]))
     table.add_column("title")
     table.add_column("domain / status")
     table.add_column("top signals")
@@ -223,15 +225,20 @@ def _attribute_evidence(attributes: Mapping[str, Any]) -> list[str]:
     return parts
 
 
-def digest_table(digest: object) -> Table:
-    """The record digest, one member a row."""
+def digest_table(digest: object) -> Group:
+    """The record digest, one member a line; print it with ``soft_wrap=True``.
+
+    Hashes are never wrapped nor cut, however narrow the terminal: each line
+    is longer than the terminal rather than broken mid-hash.
+    """
     wire = to_wire(digest)
-    table = Table(title="Record digest", show_header=False, expand=False)
-    table.add_column("member")
-    table.add_column("value", overflow="fold")
-    for key, value in wire.items():
-        table.add_row(str(key), str(value))
-    return table
+    width = max([len(str(key)) for key in wire] + [1])
+    lines = [Text("Record digest", style="bold")]
+    lines.extend(
+        Text(f"  {str(key).ljust(width)}  {value}", no_wrap=True, overflow="ignore")
+        for key, value in wire.items()
+    )
+    return Group(*lines)
 
 
 _CHECKS: Final = ("citations", "records_root", "report_sha256", "body", "memory", "page")

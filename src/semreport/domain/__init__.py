@@ -61,6 +61,12 @@ from semreport.domain._values import (
     FrozenDict,
     JsonValue,
 )
+from semreport.domain._views import (
+    DecisionDetail,
+    IncomingLink,
+    ProjectSummary,
+    SessionSummary,
+)
 
 __all__ = [
     "IDENTIFIER_PATTERN",
@@ -73,6 +79,7 @@ __all__ = [
     "CorruptStorage",
     "Decision",
     "DecisionAlreadyRecorded",
+    "DecisionDetail",
     "DecisionDomain",
     "DecisionLog",
     "DecisionMemory",
@@ -84,6 +91,7 @@ __all__ = [
     "Forbidden",
     "FrozenDict",
     "GnnModelNotLoaded",
+    "IncomingLink",
     "IncompatibleSchema",
     "InferenceModel",
     "InvalidRequest",
@@ -98,6 +106,7 @@ __all__ = [
     "PayloadTooLarge",
     "Principal",
     "ProjectNotFound",
+    "ProjectSummary",
     "ReferenceEmbedNotAvailable",
     "Role",
     "Scorer",
@@ -107,6 +116,7 @@ __all__ = [
     "SessionLog",
     "SessionNotFound",
     "SessionStore",
+    "SessionSummary",
     "Storage",
     "StorageError",
     "StorageNotFound",

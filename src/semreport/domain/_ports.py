@@ -12,6 +12,7 @@ from typing import Any, Protocol, runtime_checkable
 import attrs
 
 from semreport.domain._models import Decision, LegacySession, Principal
+from semreport.domain._views import ProjectSummary
 
 __all__ = [
     "Authenticator",
@@ -55,6 +56,15 @@ class DecisionMemory(Protocol):
 
     def has_project(self, project_id: str) -> bool:
         """Whether the project holds any decision or legacy session."""
+        ...
+
+    def projects(self) -> list[ProjectSummary]:
+        """Every project that holds a decision or a legacy session, ordered by id.
+
+        Ids are ordered by code point (what ``sorted`` does to Python strings);
+        each summary counts the project's decisions and sessions and gives its
+        latest sequence number.
+        """
         ...
 
 

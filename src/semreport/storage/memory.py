@@ -22,6 +22,7 @@ from semreport.domain import (
     Decision,
     DecisionNotFound,
     LegacySession,
+    ProjectSummary,
     SessionNotFound,
     StorageError,
 )
@@ -118,6 +119,23 @@ class MemoryStorage:
             if self._log.get(project_id):
                 return True
             return any(s.project_id == project_id for s in self._sessions.values())
+
+    def projects(self) -> list[ProjectSummary]:
+        """Every project holding a decision or a session, ordered by id, with its counts."""
+        with self._lock:
+            sessions: dict[str, int] = {}
+            for stored in self._sessions.values():
+                sessions[stored.project_id] = sessions.get(stored.project_id, 0) + 1
+            names = {name for name, log in self._log.items() if log} | set(sessions)
+            return [
+                ProjectSummary(
+                    project_id=name,
+                    decisions=len(self._log.get(name, ())),
+                    latest_sequence=len(self._log.get(name, ())),
+                    sessions=sessions.get(name, 0),
+                )
+                for name in sorted(names)
+            ]
 
     # -- DecisionLog -----------------------------------------------------------
 

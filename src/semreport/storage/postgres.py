@@ -69,6 +69,7 @@ from semreport.domain import (
     DecisionNotFound,
     IncompatibleSchema,
     LegacySession,
+    ProjectSummary,
     SemReportError,
     SessionNotFound,
     StorageError,
@@ -256,6 +257,7 @@ class _Statements:
     page: sql.Composed
     get: sql.Composed
     has_project: sql.Composed
+    projects: sql.Composed
     lock_sessions: sql.Composed
     existing_sessions: sql.Composed
     insert_session: sql.Composed
@@ -320,6 +322,16 @@ class _Statements:
                 "SELECT EXISTS (SELECT 1 FROM {s}.projects"
                 " WHERE project_id = %s AND last_sequence > 0)"
                 " OR EXISTS (SELECT 1 FROM {s}.sessions WHERE project_id = %s)",
+                schema,
+            ),
+            projects=_q(
+                "SELECT project_id, coalesce(sum(decisions), 0), coalesce(max(latest), 0),"
+                " coalesce(sum(sessions), 0) FROM ("
+                " SELECT project_id, count(*) AS decisions, max(sequence) AS latest,"
+                " 0 AS sessions FROM {s}.decisions GROUP BY project_id"
+                " UNION ALL"
+                " SELECT project_id, 0, 0, count(*) FROM {s}.sessions GROUP BY project_id"
+                ') AS counted GROUP BY project_id ORDER BY project_id COLLATE "C"',
                 schema,
             ),
             # Serialises session writers of this schema only; readers are not blocked,
@@ -713,6 +725,21 @@ class PostgresStorage:
             lambda conn: conn.execute(self._sql.has_project, (project_id, project_id)).fetchone(),
         )
         return bool(row and row[0])
+
+    def projects(self) -> list[ProjectSummary]:
+        """Every project holding a decision or a session, ordered by id, with its counts."""
+        rows: list[tuple[str, int, int, int]] = self._read(
+            "listing projects", lambda conn: conn.execute(self._sql.projects).fetchall()
+        )
+        return [
+            ProjectSummary(
+                project_id=name,
+                decisions=int(decisions),
+                latest_sequence=int(latest),
+                sessions=int(sessions),
+            )
+            for name, decisions, latest, sessions in rows
+        ]
 
     # -- DecisionLog -----------------------------------------------------------
 

@@ -61,6 +61,7 @@ from semreport.domain import (
     IncompatibleSchema,
     InvalidRequest,
     LegacySession,
+    ProjectSummary,
     SessionNotFound,
     StorageError,
     StorageNotFound,
@@ -733,6 +734,26 @@ class SQLiteStorage:
             (project_id, project_id),
         )
         return bool(rows[0][0])
+
+    def projects(self) -> list[ProjectSummary]:
+        """Every project holding a decision or a session, ordered by id, with its counts."""
+        rows = self._read(
+            "SELECT CAST(project_id AS BLOB), sum(decisions), max(latest), sum(sessions) FROM ("
+            " SELECT project_id, count(*) AS decisions, max(sequence) AS latest, 0 AS sessions"
+            " FROM decisions GROUP BY project_id"
+            " UNION ALL"
+            " SELECT project_id, 0, 0, count(*) FROM sessions GROUP BY project_id"
+            ") GROUP BY project_id ORDER BY CAST(project_id AS BLOB)"
+        )
+        return [
+            ProjectSummary(
+                project_id=bytes(name).decode("utf-8", "replace"),
+                decisions=int(decisions),
+                latest_sequence=int(latest),
+                sessions=int(sessions),
+            )
+            for name, decisions, latest, sessions in rows
+        ]
 
     # -- DecisionLog -----------------------------------------------------------
 

@@ -84,6 +84,7 @@ from semreport.domain import (
     Link,
     Participant,
     Principal,
+    ProjectSummary,
     SemReportError,
     SessionAlreadyRecorded,
     SessionNotFound,
@@ -360,7 +361,7 @@ class DecisionLogRules(StorageFixtures):
 
 
 class DecisionMemoryRules(StorageFixtures):
-    """DecisionMemory: ordered reads, as-of and after slices, get, latest, has_project."""
+    """DecisionMemory: ordered reads, as-of and after slices, get, latest, has_project, projects."""
 
     @pytest.fixture
     def five(self, storage: Storage) -> Storage:
@@ -428,6 +429,30 @@ class DecisionMemoryRules(StorageFixtures):
         assert storage.has_project("p-1")
         assert storage.has_project("p-2")
         assert not storage.has_project("p-3")
+
+    def test_an_empty_storage_lists_no_projects(self, storage: Storage) -> None:
+        assert storage.projects() == []
+
+    def test_projects_are_listed_by_id_with_their_counts(self, storage: Storage) -> None:
+        storage.record([decision("a", "p-b"), decision("b", "p-b"), decision("a", "P-z")])
+        storage.record([decision("c", "p-b")])
+        storage.record_sessions([session("s-1", "p-b"), session("s-2", "p-only-sessions")])
+        storage.record_sessions([session("s-3", "p-only-sessions")])
+        assert storage.projects() == [
+            ProjectSummary("P-z", decisions=1, latest_sequence=1, sessions=0),
+            ProjectSummary("p-b", decisions=3, latest_sequence=3, sessions=1),
+            ProjectSummary("p-only-sessions", decisions=0, latest_sequence=0, sessions=2),
+        ]
+
+    def test_projects_agree_with_latest_sequence_and_has_project(self, five: Storage) -> None:
+        five.record_sessions([session("s-9", "p-9")])
+        listed = five.projects()
+        assert [p.project_id for p in listed] == ["p-1", "p-9"]
+        for summary in listed:
+            assert five.has_project(summary.project_id)
+            assert summary.latest_sequence == five.latest_sequence(summary.project_id)
+            assert summary.decisions == len(list(five.decisions(summary.project_id)))
+            assert summary.sessions == len(list(five.sessions(summary.project_id)))
 
     def test_many_decisions_read_back_in_order(self, storage: Storage) -> None:
         storage.record([decision(f"d{n:05d}") for n in range(1, 5001)])
