@@ -87,6 +87,7 @@ from semreport.reports import (
 from semreport.search import (
     Criteria,
     Exemplar,
+    FacetCounts,
     HeuristicScorer,
     Hit,
     SearchResult,
@@ -126,6 +127,7 @@ __all__ = [
     "EvidenceEntry",
     "EvidenceKind",
     "Exemplar",
+    "FacetCounts",
     "FieldError",
     "Finding",
     "FindingKind",
