@@ -396,9 +396,12 @@ def _reference(
         ):
             continue
         selecting = [s for s in chosen if s.selects(query)]
-        if not query.text.strip() and selecting:
-            if not any(values[s.name][row] > 0 for s in selecting):
-                continue
+        if (
+            not query.text.strip()
+            and selecting
+            and not any(values[s.name][row] > 0 for s in selecting)
+        ):
+            continue
         score = 0.0
         for s in chosen:
             score += weights[s.name] / total_weight * values[s.name][row]

@@ -130,7 +130,8 @@ def _contributions(hit: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def hits_table(sr: SemReport, project_id: str, result: object, title: str) -> Table:
-    """The ranked hits with each decision's title and the signals that scored it."""
+    """The ranked hits: what each decision is and the signals that scored it; facet counts."""
+    del sr, project_id  # a hit says what it is: nothing to look up
     wire = to_wire(result)
     table = Table(title=title, expand=False)
     table.add_column("#", justify="right")
@@ -138,9 +139,10 @@ def hits_table(sr: SemReport, project_id: str, result: object, title: str) -> Ta
     table.add_column("decision")
     table.add_column("title")
     table.add_column("domain / status")
+    table.add_column("agent")
+    table.add_column("recorded")
     table.add_column("top signals")
     for rank, hit in enumerate(wire.get("hits", []), start=1):
-        decision = _decision(sr, project_id, hit["decision_id"])
         signals = sorted(_contributions(hit), key=lambda part: -float(part["contribution"]))
         top = ", ".join(
             f"{part['signal']} {float(part['contribution']):.3f}"
@@ -152,10 +154,16 @@ def hits_table(sr: SemReport, project_id: str, result: object, title: str) -> Ta
             _number(hit.get("score")),
             str(hit["decision_id"]),
             _short(hit.get("title", ""), 64) + (" (superseded)" if hit.get("superseded") else ""),
-            f"{decision.domain.value} / {decision.status.value}" if decision else "",
+            f"{hit.get('domain', '')} / {hit.get('status', '')}",
+            str(hit.get("agent", "")),
+            str(hit.get("recorded_at") or "")[:10],
             top,
         )
     footer = [f"{wire.get('total', len(wire.get('hits', [])))} matched"]
+    facets = wire.get("facets") or {}
+    footer.extend(
+        f"{name}: {_counts(facets[name])}" for name in ("domain", "status") if facets.get(name)
+    )
     scorer = wire.get("scorer") or {}
     if scorer:
         footer.append(
