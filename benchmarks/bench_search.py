@@ -20,7 +20,7 @@ import tantivy
 from rank_bm25 import BM25Okapi
 
 import semreport
-from semreport.limits import MAX_LINKS
+from semreport.limits import MAX_BATCH_DECISIONS, MAX_LINKS
 from semreport.search import HeuristicScorer
 from semreport.search._text import STOP_WORDS
 from semreport.testing import synthetic_decisions, synthetic_queries
@@ -149,6 +149,12 @@ def _text(decision: semreport.Decision) -> str:
     return f"{decision.title}\n{decision.statement}\n{decision.rationale}"
 
 
+def _record(sr: semreport.SemReport, decisions: list[semreport.Decision]) -> None:
+    """Record decisions in batches the facade accepts."""
+    for first in range(0, len(decisions), MAX_BATCH_DECISIONS):
+        sr.record(decisions[first : first + MAX_BATCH_DECISIONS])
+
+
 def _capped(decision: semreport.Decision) -> semreport.Decision:
     """A CISI record within the per-decision link limit (a few cite hundreds of papers)."""
     if len(decision.links) <= MAX_LINKS:
@@ -240,7 +246,7 @@ def _speed_section(quick: bool) -> str:
         gc.collect()
         peers = _Peers(texts, slow=size <= 10_000 or quick)
         with semreport.open("memory://") as sr:
-            sr.record(decisions)
+            _record(sr, decisions)
             sr.scorer.index(sr.storage, "synthetic")  # type: ignore[attr-defined]
             # Builds alternate with the peer's, median of three (one in a quick run): both
             # include tokenisation and every BM25 impact; ours also its facet, graph and
@@ -358,7 +364,7 @@ def _speed_section(quick: bool) -> str:
         # Peak memory of the two builds, measured apart (tracemalloc slows what it watches).
         if size == sizes[-1]:
             with semreport.open("memory://") as sr:
-                sr.record(decisions)
+                _record(sr, decisions)
                 gc.collect()
                 tracemalloc.start()
                 HeuristicScorer().index(sr.storage, "synthetic")

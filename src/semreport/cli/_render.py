@@ -15,7 +15,6 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from semreport.domain import Decision, DecisionNotFound
 from semreport.service import SemReport
 from semreport.wire import to_wire
 
@@ -116,13 +115,6 @@ def _counts(values: Mapping[str, int]) -> str:
     shown = [f"{name} ({count})" for name, count in ordered]
     text = ", ".join(shown[:20])
     return text + (f", … {len(shown) - 20} more" if len(shown) > 20 else "")
-
-
-def _decision(sr: SemReport, project_id: str, decision_id: str) -> Decision | None:
-    try:
-        return sr.decision(project_id, decision_id)
-    except DecisionNotFound:  # pragma: no cover - a hit always names a stored decision
-        return None
 
 
 def _contributions(hit: Mapping[str, Any]) -> list[Mapping[str, Any]]:
