@@ -442,7 +442,8 @@ def _check_against_reference(
         record = by_id[hit.decision_id]
         assert _matches(record, criteria.get("filters", {}), superseded)
         if words:
-            assert words & _stems(f"{record['title']} {record['statement']}")
+            text = f"{record['title']} {record['statement']} {record.get('rationale', '')}"
+            assert words & _stems(text)
         assert (hit.domain.value, hit.status.value, hit.agent) == (
             record["domain"],
             record["status"],

@@ -133,6 +133,40 @@ class _Fixed(Prepared):
         return [Evidence() for _ in rows]
 
 
+class TestFacetCounts:
+    """Packed-bit counts, their fallbacks and a brute-force count agree."""
+
+    def test_every_way_agrees(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        decisions = synthetic_decisions(700, seed=2)
+        with semreport.open("memory://") as sr:
+            sr.record(decisions)
+            scorer = sr.scorer
+            assert isinstance(scorer, semreport.search.HeuristicScorer)
+            snap = scorer.index(sr.storage, "synthetic")
+        match = np.random.default_rng(4).random(snap.n) < 0.3
+        chosen = [d for d, keep in zip(snap.decisions, match.tolist(), strict=True) if keep]
+        superseded = {snap.ids[r] for r in snap.superseded_rows.tolist()}
+        labels = snap.facet_labels
+        brute = [
+            sum(
+                1
+                for d in chosen
+                if (facet == "domain" and d.domain.value == value)
+                or (facet == "status" and value == "superseded" and d.id in superseded)
+                or (facet == "status" and d.status.value == value)
+                or (facet == "agent" and d.agent == value)
+                or (facet == "tags" and value in d.tags)
+            )
+            for facet, value in labels
+        ]
+        assert snap.value_counts(match).tolist() == brute
+        monkeypatch.delattr(np, "bitwise_count", raising=False)
+        assert snap.value_counts(match).tolist() == brute
+        monkeypatch.setattr(snap, "facet_bits", None)
+        assert snap.value_counts(match).tolist() == brute
+        assert snap.value_counts(np.zeros(snap.n, dtype=np.bool_)).sum() == 0
+
+
 class TestCounted:
     """Counting distinct values by one sort gives what ``np.unique`` gives."""
 

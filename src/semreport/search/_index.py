@@ -42,6 +42,8 @@ DEMOTION: Final = 0.5
 """The factor a superseded decision's score is multiplied by under ``demote``."""
 
 F64 = npt.NDArray[np.float64]
+F32 = npt.NDArray[np.float32]
+U64 = npt.NDArray[np.uint64]
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
 Bool = npt.NDArray[np.bool_]
@@ -136,21 +138,21 @@ class Vocabulary:
 
 
 class _Segment:
-    """Postings of the decisions in rows ``[start, stop)``, term-major, rows ascending per term."""
+    """Postings of the decisions in rows ``[start, stop)``, term-major, rows ascending per term.
 
-    __slots__ = ("__dict__", "docs", "indptr", "keys", "start", "stop", "tfs")
+    Term frequencies are float32 (small whole numbers, exact); rows are the
+    platform's index type, since numpy's scatter-add (``np.add.at``) takes its
+    fast path only for native index arrays and queries scatter-add postings.
+    """
 
-    def __init__(self, start: int, stop: int, indptr: I64, docs: I32 | I64, tfs: F64) -> None:
+    __slots__ = ("docs", "indptr", "start", "stop", "tfs")
+
+    def __init__(self, start: int, stop: int, indptr: I64, docs: I32 | I64, tfs: F32) -> None:
         self.start = start
         self.stop = stop
         self.indptr = indptr
-        # Rows as the platform's index type: numpy's scatter-add (``np.add.at``) takes
-        # its fast path only for native index arrays, and queries scatter-add postings.
         self.docs: I64 = docs.astype(np.int64, copy=False)
-        self.tfs = tfs
-        # (term << 32) | row per posting: ascending, so one binary search answers
-        # "does row r hold term t" for many pairs at once.
-        self.keys: I64 = (self.terms.astype(np.int64) << 32) | docs
+        self.tfs: F32 = tfs.astype(np.float32, copy=False)
 
     def span(self, term: int) -> tuple[int, int]:
         """Where ``term``'s postings lie in :attr:`docs` (empty if the segment lacks it)."""
@@ -160,7 +162,7 @@ class _Segment:
 
     @classmethod
     def from_coo(  # noqa: PLR0917 - internal
-        cls, start: int, stop: int, vocab_size: int, terms: I32, docs: I32 | I64, tfs: F64
+        cls, start: int, stop: int, vocab_size: int, terms: I32, docs: I32 | I64, tfs: F32
     ) -> _Segment:
         order = _stable_order(terms, vocab_size)
         counts = np.bincount(terms, minlength=vocab_size)
@@ -168,13 +170,17 @@ class _Segment:
         np.cumsum(counts, out=indptr[1:])
         return cls(start, stop, indptr, docs[order], tfs[order])
 
-    @functools.cached_property
-    def terms(self) -> I32:
-        """The term of each posting."""
-        return np.repeat(np.arange(len(self.indptr) - 1, dtype=np.int32), np.diff(self.indptr))
+    def counts(self) -> I64:
+        """How many postings each term has in the segment (its document frequency here)."""
+        result: I64 = np.diff(self.indptr)
+        return result
 
-    def coo(self) -> tuple[I32, I64, F64]:
-        return self.terms, self.docs, self.tfs
+    def terms(self) -> I32:
+        """The term of each posting (computed when asked, not kept)."""
+        return np.repeat(np.arange(len(self.indptr) - 1, dtype=np.int32), self.counts())
+
+    def coo(self) -> tuple[I32, I64, F32]:
+        return self.terms(), self.docs, self.tfs
 
 
 _EMPTY_I32: Final[I32] = np.zeros(0, dtype=np.int32)
@@ -264,7 +270,7 @@ class IndexSnapshot:
         self.edge_target: list[str] = []
         self.attributes: dict[str, F64] = {}
         self.idfs: F64 = _EMPTY_F64  # Lucene's idf per term
-        self.segment_impacts: tuple[F64, ...] = ()  # BM25 impact per posting, per segment
+        self.segment_impacts: tuple[F32, ...] = ()  # BM25 impact per posting, per segment
 
     # -- building ---------------------------------------------------------------------
 
@@ -350,14 +356,13 @@ class IndexSnapshot:
         new.sequence = batch[-1].sequence or self.sequence + count
         segment, batch_len = _tokenised_segment(vocab, start, titles, bodies)
         vocab_size = len(vocab.terms)
-        terms = segment.terms
         segments = (*self.segments, segment)
         if len(segments) > _MAX_SEGMENTS:
             segments = (_merge(segments, vocab_size),)
         new.segments = segments
         df = np.zeros(vocab_size, dtype=np.int64)
         df[: len(self.df)] = self.df
-        df += np.bincount(terms, minlength=vocab_size)
+        df[: len(segment.indptr) - 1] += segment.counts()
         new.df = df
         new.doc_len = np.concatenate([self.doc_len, batch_len])
         new.total_len = self.total_len + int(batch_len.sum())
@@ -409,7 +414,16 @@ class IndexSnapshot:
         index structures like the impacts: a build or an append pays for them.
         """
         size = len(self.vocab.key_names)
-        for name in ("id_rank", "superseded_rows", "demotion", "degree", "node_stats"):
+        for name in (
+            "id_rank",
+            "superseded_rows",
+            "demotion",
+            "degree",
+            "node_stats",
+            "facet_code",
+            "tag_codes",
+            "facet_bits",
+        ):
             getattr(self, name)
         for sets in (self.facets, self.things, self.tags):
             self._key_stats(sets)
@@ -422,12 +436,16 @@ class IndexSnapshot:
         """Every posting's BM25 impact under this snapshot's corpus statistics (vectorised)."""
         df = self.df.astype(np.float64)
         self.idfs = np.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
-        idf_k1 = self.idfs * (K1 + 1.0)
-        norm = self.norm
+        # float32 impacts: half the memory, and ample precision for a ranking.
+        idf_k1 = (self.idfs * (K1 + 1.0)).astype(np.float32)
+        norm = self.norm.astype(np.float32)
         impacts = []
         for segment in self.segments:
             tfs = segment.tfs
-            impacts.append(idf_k1[segment.terms] * tfs / (tfs + norm[segment.docs]))
+            impact = np.add(tfs, norm[segment.docs])
+            np.divide(tfs, impact, out=impact)
+            impact *= np.repeat(idf_k1[: len(segment.indptr) - 1], segment.counts())
+            impacts.append(impact)
         self.segment_impacts = tuple(impacts)
 
     # -- text ------------------------------------------------------------------------
@@ -445,15 +463,21 @@ class IndexSnapshot:
 
     def holds(self, terms: list[int], rows: I64) -> Bool:
         """``found[i, j]``: whether row ``rows[j]`` holds ``terms[i]``."""
-        wanted = ((np.array(terms, dtype=np.int64) << 32)[:, None] | rows[None, :]).ravel()
-        found = np.zeros(len(wanted), dtype=np.bool_)
+        found = np.zeros((len(terms), len(rows)), dtype=np.bool_)
         for segment in self.segments:
-            keys = segment.keys
-            found |= keys.take(keys.searchsorted(wanted), mode="clip") == wanted
-        return found.reshape(len(terms), len(rows))
+            inside = (rows >= segment.start) & (rows < segment.stop)
+            if not inside.any():
+                continue
+            for i, term in enumerate(terms):
+                lo, hi = segment.span(term)
+                if hi > lo:
+                    docs = segment.docs[lo:hi]  # ascending
+                    at = docs.searchsorted(rows).clip(max=hi - lo - 1)
+                    found[i] |= inside & (docs[at] == rows)
+        return found
 
     @functools.cached_property
-    def _postings(self) -> tuple[tuple[I64, I64, F64], ...]:
+    def _postings(self) -> tuple[tuple[I64, I64, F32], ...]:
         """Per segment: term offsets, rows and impacts."""
         return tuple(
             (segment.indptr, segment.docs, impacts)
@@ -482,11 +506,11 @@ class IndexSnapshot:
                     lo = indptr[term]
                     hi = indptr[term + 1]
                     if hi > lo:
-                        values = impacts[lo:hi]
-                        if weight != 1.0:
-                            if len(scratch) < hi - lo:
-                                scratch = np.empty(max(hi - lo, 2 * len(scratch)))
-                            values = np.multiply(values, weight, out=scratch[: hi - lo])
+                        # Weighted into float64 scratch: numpy's scatter-add takes its
+                        # fast path only when the values match the scores' type.
+                        if len(scratch) < hi - lo:
+                            scratch = np.empty(max(hi - lo, 2 * len(scratch)))
+                        values = np.multiply(impacts[lo:hi], weight, out=scratch[: hi - lo])
                         add(scores, docs[lo:hi], values)
         return scores, bound
 
@@ -511,6 +535,100 @@ class IndexSnapshot:
         rank = np.empty(self.n, dtype=np.int64)
         rank[order] = np.arange(self.n)
         return rank
+
+    @functools.cached_property
+    def facet_code(self) -> I64:
+        """Per decision, one code for (agent, domain, status, superseded): facets count at once."""
+        code = self.agent.astype(np.int64) * len(DOMAINS) + self.domain
+        code *= len(STATUSES)
+        code += self.status
+        code *= 2
+        code += self.superseded
+        return code
+
+    def facet_counts(self, rows: I64) -> tuple[I64, I64, I64, I64]:
+        """Counts per agent, domain, status and superseded flag over ``rows``."""
+        shape = (max(len(self.vocab.agent_names), 1), len(DOMAINS), len(STATUSES), 2)
+        flat = np.bincount(self.facet_code[rows], minlength=int(np.prod(shape)))
+        counts = flat[: int(np.prod(shape))].reshape(shape)
+        return (
+            counts.sum(axis=(1, 2, 3)),
+            counts.sum(axis=(0, 2, 3)),
+            counts.sum(axis=(0, 1, 3)),
+            counts.sum(axis=(0, 1, 2)),
+        )
+
+    @functools.cached_property
+    def tag_codes(self) -> tuple[I32, list[str]]:
+        """Dense tag codes per stored tag (CSR order of :attr:`tags`) and their tag names."""
+        present, codes = np.unique(self.tags.keys, return_inverse=True)
+        names = self.vocab.key_names
+        return codes.astype(np.int32), [names[k].removeprefix("tag:") for k in present.tolist()]
+
+    def tag_counts(self, rows: I64) -> I64:
+        """How many of ``rows`` hold each tag (by dense tag code)."""
+        codes, names = self.tag_codes
+        indptr = self.tags.indptr
+        starts = indptr[rows]
+        lengths = indptr[rows + 1] - starts
+        total = int(lengths.sum())
+        if not total:
+            return np.zeros(len(names), dtype=np.int64)
+        # Positions of every tag of ``rows``: each row's start, then +1 within it.
+        offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+        offsets += np.arange(total)
+        result: I64 = np.bincount(codes[offsets], minlength=len(names))
+        return result
+
+    @functools.cached_property
+    def facet_labels(self) -> list[tuple[str, str]]:
+        """Every facet value as (facet, value): domains, statuses, superseded, agents, tags."""
+        return (
+            [("domain", d.value) for d in DOMAINS]
+            + [("status", s.value) for s in STATUSES]
+            + [("status", "superseded")]
+            + [("agent", a) for a in self.vocab.agent_names[: self._agents]]
+            + [("tags", t) for t in self.tag_codes[1]]
+        )
+
+    @functools.cached_property
+    def _agents(self) -> int:
+        return int(self.agent.max()) + 1 if self.n else 0
+
+    @functools.cached_property
+    def facet_bits(self) -> U64 | None:
+        """One packed bit row per facet value (:attr:`facet_labels`), or ``None`` if too many.
+
+        Counting the matches holding a value is then a popcount of
+        ``bits & packed(match)``: a few thousand words per value.
+        """
+        labels = self.facet_labels
+        if len(labels) > _PACKED_VALUES or not self.n:
+            return None
+        dense = np.zeros((len(labels), self.n), dtype=np.bool_)
+        everyone = np.arange(self.n)
+        dense[self.domain, everyone] = True
+        offset = len(DOMAINS)
+        dense[offset + self.status, everyone] = True
+        offset += len(STATUSES)
+        dense[offset] = self.superseded
+        offset += 1
+        dense[offset + self.agent, everyone] = True
+        offset += self._agents
+        dense[offset + self.tag_codes[0], self.tags.owner] = True
+        return packed_words(dense)
+
+    def value_counts(self, match: Bool) -> I64:
+        """How many rows of ``match`` hold each facet value (:attr:`facet_labels` order)."""
+        bits = self.facet_bits
+        if bits is not None:
+            counted: I64 = popcount(bits & packed_words(match)).sum(axis=1, dtype=np.int64)
+            return counted
+        rows = np.flatnonzero(match)
+        agents, domains, statuses, superseded = self.facet_counts(rows)
+        return np.concatenate(
+            [domains, statuses, superseded[1:], agents[: self._agents], self.tag_counts(rows)]
+        ).astype(np.int64)
 
     @functools.cached_property
     def superseded(self) -> Bool:
@@ -628,6 +746,34 @@ class IndexSnapshot:
         return scale
 
 
+_PACKED_VALUES: Final = 256
+"""Up to this many facet values, facets are counted on packed bit rows."""
+_POPCOUNT: Final = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+
+
+def packed_words(bits: Bool) -> U64:
+    """Bits along the last axis packed into 64-bit words (zero-padded)."""
+    packed = np.packbits(bits, axis=-1)
+    pad = (-packed.shape[-1]) % 8
+    if pad:
+        widths = [(0, 0)] * (packed.ndim - 1) + [(0, pad)]
+        packed = np.pad(packed, widths)
+    words: U64 = packed.view(np.uint64)
+    return words
+
+
+def popcount(words: U64) -> I64:
+    """Set bits per word (``np.bitwise_count`` where numpy has it)."""
+    count = getattr(np, "bitwise_count", None)
+    if count is not None:
+        result: I64 = count(words)
+        return result
+    as_bytes = words.view(np.uint8)
+    per_byte = _POPCOUNT[as_bytes].reshape(*words.shape, 8)
+    summed: I64 = per_byte.sum(axis=-1, dtype=np.int64)
+    return summed
+
+
 def _UNSEEN_IDF(n: int) -> float:
     return float(np.log(1.0 + (n + 0.5) / 0.5))
 
@@ -696,20 +842,42 @@ def _tokenised_segment(
     order with rows ascending.
     """
     count = len(titles)
-    title_ids, title_rows = _words(vocab, titles)
-    body_ids, body_rows = _words(vocab, bodies)
-    title_keys = title_ids * count + title_rows
-    body_keys = body_ids * count + body_rows
-    keys, tfs = _counted(np.concatenate([*(title_keys,) * TITLE_WEIGHT, body_keys]))
+    parts: list[tuple[I32, I32, F32]] = []
+    # Chunks of texts bound the word arrays alive at once; each chunk's postings come
+    # out term-major with rows ascending, and chunks follow each other in row order.
+    for first in range(0, count, _CHUNK):
+        size = min(_CHUNK, count - first)
+        title_ids, title_rows = _words(vocab, titles[first : first + size])
+        body_ids, body_rows = _words(vocab, bodies[first : first + size])
+        title_keys = title_ids * size + title_rows
+        body_keys = body_ids * size + body_rows
+        keys, tfs = _counted(np.concatenate([*(title_keys,) * TITLE_WEIGHT, body_keys]))
+        del title_ids, title_rows, body_ids, body_rows, title_keys, body_keys
+        parts.append(
+            (
+                (keys // size).astype(np.int32),
+                (keys % size + start + first).astype(np.int32),
+                tfs.astype(np.float32),
+            )
+        )
     vocab_size = len(vocab.terms)
-    terms = (keys // max(count, 1)).astype(np.int32)
-    docs = (keys % max(count, 1) + start).astype(np.int32)
-    lengths = np.bincount(docs - start, weights=tfs.astype(np.float64), minlength=count).astype(
-        np.int64
-    )
-    indptr = np.zeros(vocab_size + 1, dtype=np.int64)
-    np.cumsum(np.bincount(terms, minlength=vocab_size), out=indptr[1:])
-    return _Segment(start, start + count, indptr, docs, tfs.astype(np.float64)), lengths
+    if not parts:
+        return _Segment.from_coo(
+            start, start, vocab_size, _EMPTY_I32, _EMPTY_I32, np.zeros(0, np.float32)
+        ), np.zeros(0, dtype=np.int64)
+    if len(parts) == 1:
+        terms, docs, tfs32 = parts[0]
+        indptr = np.zeros(vocab_size + 1, dtype=np.int64)
+        np.cumsum(np.bincount(terms, minlength=vocab_size), out=indptr[1:])
+        segment = _Segment(start, start + count, indptr, docs, tfs32)
+    else:
+        terms = np.concatenate([p[0] for p in parts])
+        docs = np.concatenate([p[1] for p in parts])
+        tfs32 = np.concatenate([p[2] for p in parts])
+        parts.clear()
+        segment = _Segment.from_coo(start, start + count, vocab_size, terms, docs, tfs32)
+    lengths = np.bincount(docs - start, weights=tfs32, minlength=count).astype(np.int64)
+    return segment, lengths
 
 
 def _counted(values: I64) -> tuple[I64, I64]:

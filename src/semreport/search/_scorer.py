@@ -18,11 +18,10 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Final
 
 import attrs
 import numpy as np
-import numpy.typing as npt
 
 from semreport.domain import (
     Decision,
@@ -35,7 +34,7 @@ from semreport.domain import (
 from semreport.search._cursor import CursorState, decode_cursor, encode_cursor, fingerprint
 from semreport.search._explain import page_hits
 from semreport.search._filters import filter_mask
-from semreport.search._index import DOMAINS, F64, I64, STATUSES, Bool, IndexSnapshot
+from semreport.search._index import F64, I64, Bool, IndexSnapshot
 from semreport.search._models import (
     AttributeSummary,
     Criteria,
@@ -410,30 +409,20 @@ def _rank(
 
 
 def _facet_counts(snap: IndexSnapshot, match: Bool | None) -> FacetCounts:
-    """Counts of every facet value over the matches (``None``: every decision)."""
-    rows = None if match is None else np.flatnonzero(match)
+    """Counts of every facet value over the matches (``None``: every decision).
 
-    def pick(column: npt.NDArray[Any]) -> npt.NDArray[Any]:
-        return column if rows is None else column[rows]
-
-    domain = np.bincount(pick(snap.domain), minlength=len(DOMAINS))
-    status = np.bincount(pick(snap.status), minlength=len(STATUSES))
-    agent_names = snap.vocab.agent_names
-    agent = np.bincount(pick(snap.agent), minlength=len(agent_names))
-    statuses = {STATUSES[c].value: int(v) for c, v in enumerate(status.tolist()) if v}
-    superseded = int(np.count_nonzero(pick(snap.superseded)))
-    if superseded:
-        statuses["superseded"] = superseded
-    tag_sets = snap.tags
-    keys = tag_sets.keys if match is None else tag_sets.keys[match[tag_sets.owner]]
-    key_names = snap.vocab.key_names
-    tags = np.bincount(keys, minlength=len(key_names))
-    return FacetCounts(
-        domain={DOMAINS[c].value: int(v) for c, v in enumerate(domain.tolist()) if v},
-        status=statuses,
-        agent={agent_names[c]: int(v) for c, v in enumerate(agent.tolist()) if v},
-        tags={key_names[c].removeprefix("tag:"): int(v) for c, v in enumerate(tags.tolist()) if v},
-    )
+    The snapshot counts every value at once (popcounts of packed bit rows, or
+    ``bincount`` over code columns when a project has many values); only values
+    that occur are named.
+    """
+    counts = snap.value_counts(np.ones(snap.n, dtype=np.bool_) if match is None else match)
+    facets: dict[str, dict[str, int]] = {"domain": {}, "status": {}, "agent": {}, "tags": {}}
+    labels = snap.facet_labels
+    present = np.flatnonzero(counts)
+    for index, count in zip(present.tolist(), counts[present].tolist(), strict=True):
+        facet, value = labels[index]
+        facets[facet][value] = count
+    return FacetCounts(**facets)
 
 
 def _fingerprint(project_id: str, kind: str, query: Criteria | Exemplar) -> str:
