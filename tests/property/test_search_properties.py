@@ -385,14 +385,15 @@ def _reference(
     filters = criteria.get("filters", {})
     words = _stems(query.text)
     out = []
-    for row, record in enumerate(snap.decisions):
-        as_dict = next(r for r in records if r["id"] == record.id)
+    by_id = {r["id"]: r for r in records}
+    for row, decision_id in enumerate(snap.ids[: snap.n]):
+        as_dict = by_id[decision_id]
         if not _matches(as_dict, filters, superseded):
             continue
-        if policy == "exclude" and record.id in superseded:
+        if policy == "exclude" and decision_id in superseded:
             continue
         if query.text.strip() and not words & _stems(
-            f"{record.title} {record.statement} {record.rationale}"
+            f"{as_dict['title']} {as_dict['statement']} {as_dict.get('rationale', '')}"
         ):
             continue
         selecting = [s for s in chosen if s.selects(query)]
@@ -405,13 +406,13 @@ def _reference(
         score = 0.0
         for s in chosen:
             score += weights[s.name] / total_weight * values[s.name][row]
-        if policy == "demote" and record.id in superseded:
+        if policy == "demote" and decision_id in superseded:
             score *= 0.5
         if score < criteria.get("min_score", 0.0) or (
             query.text.strip() and selecting and score <= 0
         ):
             continue
-        out.append((record.id, score))
+        out.append((decision_id, score))
     out.sort(key=lambda item: (-item[1], item[0]))
     return out
 

@@ -144,7 +144,8 @@ class TestFacetCounts:
             assert isinstance(scorer, semreport.search.HeuristicScorer)
             snap = scorer.index(sr.storage, "synthetic")
         match = np.random.default_rng(4).random(snap.n) < 0.3
-        chosen = [d for d, keep in zip(snap.decisions, match.tolist(), strict=True) if keep]
+        by_id = {d.id: d for d in decisions}
+        chosen = [by_id[i] for i, keep in zip(snap.ids, match.tolist(), strict=True) if keep]
         superseded = {snap.ids[r] for r in snap.superseded_rows.tolist()}
         labels = snap.facet_labels
         brute = [

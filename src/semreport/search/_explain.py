@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from semreport.search._index import DEMOTION, F64, I64, IndexSnapshot
+from semreport.search._index import DEMOTION, DOMAINS, F64, I64, STATUSES, IndexSnapshot
 from semreport.search._models import Hit, SignalContribution
 from semreport.search._ranking import Weighted
 
@@ -46,19 +46,21 @@ def page_hits(
                 ]
             )
     explanations = list(zip(*columns, strict=True)) if columns else [()] * len(row_list)
-    decisions = snap.decisions
+    titles, recorded_at, agents = snap.titles, snap.recorded_at, snap.vocab.agent_names
+    domains: list[int] = snap.domain[rows].tolist()
+    statuses: list[int] = snap.status[rows].tolist()
+    agent_codes: list[int] = snap.agent[rows].tolist()
     hits = []
     for i, row in enumerate(row_list):
-        decision = decisions[row]
         hits.append(
             Hit(
-                decision_id=decision.id,
+                decision_id=snap.ids[row],
                 score=float(scores[i]),
-                title=decision.title,
-                domain=decision.domain,
-                status=decision.status,
-                agent=decision.agent,
-                recorded_at=decision.recorded_at,
+                title=titles[row],
+                domain=DOMAINS[domains[i]],
+                status=STATUSES[statuses[i]],
+                agent=agents[agent_codes[i]],
+                recorded_at=recorded_at[row],
                 superseded=superseded[i],
                 demotion=factors[i],
                 explanation=tuple(explanations[i]),

@@ -16,11 +16,13 @@ query never does.
 
 from __future__ import annotations
 
+import array
 import functools
 import itertools
 import threading
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
 from typing import Final
 
 import numpy as np
@@ -252,7 +254,8 @@ class IndexSnapshot:
         self.n = 0
         self.ids: list[str] = []
         self.row_of: dict[str, int] = {}
-        self.decisions: list[Decision] = []
+        self.titles: list[str] = []  # row -> title
+        self.recorded_at: list[datetime | None] = []  # row -> recorded_at
         self.segments: tuple[_Segment, ...] = ()
         self.df: I64 = np.zeros(0, dtype=np.int64)
         self.doc_len: I64 = np.zeros(0, dtype=np.int64)
@@ -275,86 +278,116 @@ class IndexSnapshot:
     # -- building ---------------------------------------------------------------------
 
     def extend(self, decisions: Iterable[Decision]) -> IndexSnapshot:
-        """Return a new snapshot holding this one's decisions and ``decisions`` after them."""
-        batch = list(decisions)
-        if not batch:
+        """Return a new snapshot holding this one's decisions and ``decisions`` after them.
+
+        The decisions are consumed in chunks: only what the index keeps of them
+        (postings, columns, titles) outlives a chunk.
+        """
+        stream = iter(decisions)
+        first = next(stream, None)
+        if first is None:
             return self
         vocab = self.vocab
         with vocab.lock:
-            return self._extended(batch)
+            return self._extended(itertools.chain([first], stream))
 
-    def _extended(self, batch: list[Decision]) -> IndexSnapshot:  # noqa: PLR0912, PLR0915 - one pass
+    def _extended(self, stream: Iterator[Decision]) -> IndexSnapshot:  # noqa: PLR0912, PLR0915 - one pass
         vocab = self.vocab
         start = self.n
         new = IndexSnapshot(self.project_id, vocab)
         if len(self.ids) == start:
-            new.ids, new.row_of, new.decisions = self.ids, self.row_of, self.decisions
+            new.ids, new.row_of = self.ids, self.row_of
+            new.titles, new.recorded_at = self.titles, self.recorded_at
         else:  # this snapshot was extended before: branch off with copies
             new.ids = self.ids[:start]
-            new.decisions = self.decisions[:start]
+            new.titles = self.titles[:start]
+            new.recorded_at = self.recorded_at[:start]
             new.row_of = {i: r for i, r in self.row_of.items() if r < start}
-        count = len(batch)
 
         agents = vocab.agents
         facet_heads: dict[tuple[DecisionDomain, str, DecisionStatus], list[int]] = {}
         facet_groups: list[list[int]] = []
         tag_groups: list[list[int]] = []
         thing_groups: list[list[int]] = []
-        domain = np.empty(count, dtype=np.int8)
-        status = np.empty(count, dtype=np.int8)
-        agent = np.empty(count, dtype=np.int32)
-        recorded = np.empty(count, dtype=np.float64)
+        domain = array.array("b")
+        status = array.array("b")
+        agent = array.array("i")
+        recorded = array.array("d")
         edges_src: list[int] = []
         edges_kind: list[int] = []
         edges_target: list[str] = []
         numeric: dict[str, list[tuple[int, float]]] = {}
         key = vocab.key
-        titles = [d.title for d in batch]
-        bodies = [f"{d.statement}\n{d.rationale}" for d in batch]
+        parts: list[tuple[I32, I32, F32]] = []
+        lengths: list[I64] = []
+        row = start
+        last: Decision | None = None
 
-        for offset, decision in enumerate(batch):
-            row = start + offset
-            new.ids.append(decision.id)
-            new.row_of[decision.id] = row
-            new.decisions.append(decision)
-            domain[offset] = _DOMAIN_CODE[decision.domain]
-            status[offset] = _STATUS_CODE[decision.status]
-            agent_code = agents.get(decision.agent)
-            if agent_code is None:
-                agent_code = vocab.agent(decision.agent)
-            agent[offset] = agent_code
-            at = decision.recorded_at
-            recorded[offset] = at.timestamp() if at is not None else 0.0
-            tags = [key(f"tag:{tag}") for tag in sorted(decision.tags)] if decision.tags else []
-            tag_groups.append(tags)
-            fixed = (decision.domain, decision.agent, decision.status)
-            head = facet_heads.get(fixed)
-            if head is None:
-                head = facet_heads[fixed] = [
-                    key(f"domain:{decision.domain.value}"),
-                    key(f"agent:{decision.agent}"),
-                    key(f"status:{decision.status.value}"),
-                ]
-            facet_groups.append(head + tags)
-            if decision.elements or decision.evidence:
-                things = {key(f"element:{e}") for e in decision.elements}
-                things.update(key(f"evidence:{ev.kind.value}:{ev.ref}") for ev in decision.evidence)
-                thing_groups.append(sorted(things))
-            else:
-                thing_groups.append([])
-            for link in decision.links:
-                edges_src.append(row)
-                edges_kind.append(_LINK_CODE[link.kind])
-                edges_target.append(link.target)
-            for name, value in decision.attributes.items():
-                kind = type(value)
-                if kind is float or kind is int:
-                    numeric.setdefault(name, []).append((row, float(value)))
+        while True:
+            chunk = list(itertools.islice(stream, _CHUNK))
+            if not chunk:
+                break
+            chunk_start = row
+            for decision in chunk:
+                new.ids.append(decision.id)
+                new.row_of[decision.id] = row
+                new.titles.append(decision.title)
+                new.recorded_at.append(decision.recorded_at)
+                domain.append(_DOMAIN_CODE[decision.domain])
+                status.append(_STATUS_CODE[decision.status])
+                agent_code = agents.get(decision.agent)
+                if agent_code is None:
+                    agent_code = vocab.agent(decision.agent)
+                agent.append(agent_code)
+                at = decision.recorded_at
+                recorded.append(at.timestamp() if at is not None else 0.0)
+                tags = [key(f"tag:{tag}") for tag in sorted(decision.tags)] if decision.tags else []
+                tag_groups.append(tags)
+                fixed = (decision.domain, decision.agent, decision.status)
+                head = facet_heads.get(fixed)
+                if head is None:
+                    head = facet_heads[fixed] = [
+                        key(f"domain:{decision.domain.value}"),
+                        key(f"agent:{decision.agent}"),
+                        key(f"status:{decision.status.value}"),
+                    ]
+                facet_groups.append(head + tags)
+                if decision.elements or decision.evidence:
+                    things = {key(f"element:{e}") for e in decision.elements}
+                    things.update(
+                        key(f"evidence:{ev.kind.value}:{ev.ref}") for ev in decision.evidence
+                    )
+                    thing_groups.append(sorted(things))
+                else:
+                    thing_groups.append([])
+                for link in decision.links:
+                    edges_src.append(row)
+                    edges_kind.append(_LINK_CODE[link.kind])
+                    edges_target.append(link.target)
+                for name, value in decision.attributes.items():
+                    kind = type(value)
+                    if kind is float or kind is int:
+                        numeric.setdefault(name, []).append((row, float(value)))
+                row += 1
+            last = chunk[-1]
+            postings, chunk_lengths = _chunk_postings(
+                vocab,
+                [d.title for d in chunk],
+                [f"{d.statement}\n{d.rationale}" for d in chunk],
+                chunk_start,
+            )
+            parts.append(postings)
+            lengths.append(chunk_lengths)
+            del chunk
 
+        count = row - start
+        assert last is not None
+        batch_len = np.concatenate(lengths)
+        segment = _segment(parts, start, row, len(vocab.terms))
+        parts.clear()
         n = start + count
         new.n = n
-        new.sequence = batch[-1].sequence or self.sequence + count
-        segment, batch_len = _tokenised_segment(vocab, start, titles, bodies)
+        new.sequence = last.sequence or self.sequence + count
         vocab_size = len(vocab.terms)
         segments = (*self.segments, segment)
         if len(segments) > _MAX_SEGMENTS:
@@ -366,10 +399,10 @@ class IndexSnapshot:
         new.df = df
         new.doc_len = np.concatenate([self.doc_len, batch_len])
         new.total_len = self.total_len + int(batch_len.sum())
-        new.recorded = np.concatenate([self.recorded, recorded])
-        new.domain = np.concatenate([self.domain, domain])
-        new.status = np.concatenate([self.status, status])
-        new.agent = np.concatenate([self.agent, agent])
+        new.recorded = np.concatenate([self.recorded, np.frombuffer(recorded, dtype=np.float64)])
+        new.domain = np.concatenate([self.domain, np.frombuffer(domain, dtype=np.int8)])
+        new.status = np.concatenate([self.status, np.frombuffer(status, dtype=np.int8)])
+        new.agent = np.concatenate([self.agent, np.frombuffer(agent, dtype=np.int32)])
         new.facets = self.facets.extend(facet_groups)
         new.tags = self.tags.extend(tag_groups)
         new.things = self.things.extend(thing_groups)
@@ -514,9 +547,8 @@ class IndexSnapshot:
                         add(scores, docs[lo:hi], values)
         return scores, bound
 
-    def term_counts(self, row: int) -> dict[int, float]:
-        """The weighted term frequencies of one decision (from its text)."""
-        decision = self.decisions[row]
+    def term_counts(self, decision: Decision) -> dict[int, float]:
+        """The weighted term frequencies of a stored decision's text (words it indexed)."""
         vocab = self.vocab
         title = [t for t in vocab.term_ids(_WORD.findall(decision.title.lower())) if t >= 0]
         body_text = f"{decision.statement}\n{decision.rationale}"
@@ -832,52 +864,44 @@ def _chunk_words(vocab: Vocabulary, texts: list[str]) -> tuple[I64, I64]:
     return ids[kept], rows[kept]
 
 
-def _tokenised_segment(
-    vocab: Vocabulary, start: int, titles: list[str], bodies: list[str]
-) -> tuple[_Segment, I64]:
-    """Postings and lengths of a batch, counted in bulk (title words count twice).
+def _chunk_postings(
+    vocab: Vocabulary, titles: list[str], bodies: list[str], first_row: int
+) -> tuple[tuple[I32, I32, F32], I64]:
+    """Postings (term, row, tf) of a chunk, term-major with rows ascending, and its lengths.
 
-    Every word of the batch goes through one dictionary lookup; the (term, row)
-    pairs are counted after one sort, whose order is the segment's term-major
-    order with rows ascending.
+    Every word goes through one dictionary lookup; the (term, row) pairs are
+    counted after one sort (title words count twice).
     """
-    count = len(titles)
-    parts: list[tuple[I32, I32, F32]] = []
-    # Chunks of texts bound the word arrays alive at once; each chunk's postings come
-    # out term-major with rows ascending, and chunks follow each other in row order.
-    for first in range(0, count, _CHUNK):
-        size = min(_CHUNK, count - first)
-        title_ids, title_rows = _words(vocab, titles[first : first + size])
-        body_ids, body_rows = _words(vocab, bodies[first : first + size])
-        title_keys = title_ids * size + title_rows
-        body_keys = body_ids * size + body_rows
-        keys, tfs = _counted(np.concatenate([*(title_keys,) * TITLE_WEIGHT, body_keys]))
-        del title_ids, title_rows, body_ids, body_rows, title_keys, body_keys
-        parts.append(
-            (
-                (keys // size).astype(np.int32),
-                (keys % size + start + first).astype(np.int32),
-                tfs.astype(np.float32),
-            )
+    size = len(titles)
+    title_ids, title_rows = _words(vocab, titles)
+    body_ids, body_rows = _words(vocab, bodies)
+    keys, tfs = _counted(
+        np.concatenate(
+            [*(title_ids * size + title_rows,) * TITLE_WEIGHT, body_ids * size + body_rows]
         )
-    vocab_size = len(vocab.terms)
-    if not parts:
-        return _Segment.from_coo(
-            start, start, vocab_size, _EMPTY_I32, _EMPTY_I32, np.zeros(0, np.float32)
-        ), np.zeros(0, dtype=np.int64)
+    )
+    rows = (keys % size).astype(np.int32)
+    lengths = np.bincount(rows, weights=tfs, minlength=size).astype(np.int64)
+    postings = ((keys // size).astype(np.int32), rows + np.int32(first_row), tfs.astype(np.float32))
+    return postings, lengths
+
+
+def _segment(parts: list[tuple[I32, I32, F32]], start: int, stop: int, vocab_size: int) -> _Segment:
+    """One segment from chunks' postings (chunks in row order)."""
     if len(parts) == 1:
-        terms, docs, tfs32 = parts[0]
+        terms, docs, tfs = parts[0]
         indptr = np.zeros(vocab_size + 1, dtype=np.int64)
         np.cumsum(np.bincount(terms, minlength=vocab_size), out=indptr[1:])
-        segment = _Segment(start, start + count, indptr, docs, tfs32)
-    else:
-        terms = np.concatenate([p[0] for p in parts])
-        docs = np.concatenate([p[1] for p in parts])
-        tfs32 = np.concatenate([p[2] for p in parts])
-        parts.clear()
-        segment = _Segment.from_coo(start, start + count, vocab_size, terms, docs, tfs32)
-    lengths = np.bincount(docs - start, weights=tfs32, minlength=count).astype(np.int64)
-    return segment, lengths
+        return _Segment(start, stop, indptr, docs, tfs)
+    # A stable sort by term keeps each term's rows ascending across chunks.
+    return _Segment.from_coo(
+        start,
+        stop,
+        vocab_size,
+        np.concatenate([p[0] for p in parts]),
+        np.concatenate([p[1] for p in parts]),
+        np.concatenate([p[2] for p in parts]),
+    )
 
 
 def _counted(values: I64) -> tuple[I64, I64]:

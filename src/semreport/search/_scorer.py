@@ -195,7 +195,7 @@ class HeuristicScorer:
                 raise DecisionNotFound(
                     f"project {project_id!r} has no decision {exemplar.decision_id!r}"
                 )
-            decision = snap.decisions[row]
+            decision = memory.get(project_id, exemplar.decision_id)  # recorded: unchanged
         else:
             assert exemplar.decision is not None
             decision = exemplar.decision

@@ -36,10 +36,10 @@ class Position(Prepared):
         return self.values(np.arange(self.snap.n, dtype=np.int64))[0]
 
     def explain(self, rows: Sequence[int]) -> list[Evidence]:
-        decisions = self.snap.decisions
+        recorded_at = self.snap.recorded_at
         out = []
         for row in rows:
-            at = decisions[row].recorded_at
+            at = recorded_at[row]
             out.append(freeze({"recorded_at": format_datetime(at) if at else None}))
         return out
 

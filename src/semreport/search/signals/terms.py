@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
+from semreport.domain import Decision
 from semreport.search._index import TITLE_WEIGHT, IndexSnapshot
 from semreport.search.signals._base import Query, Signal
 from semreport.search.signals.text import Bm25
@@ -55,10 +56,10 @@ class TermsSignal(Signal):
         snap = query.snap
         if query.exemplar is None:
             return {}
-        if query.exemplar_row >= 0:
-            counts = snap.term_counts(query.exemplar_row)
+        if isinstance(query.exemplar, Decision):
+            counts = snap.term_counts(query.exemplar)
         else:
-            counts = _partial_counts(snap, query.exemplar)  # type: ignore[arg-type]
+            counts = _partial_counts(snap, query.exemplar)
         return mlt_terms(snap, counts, own=query.exemplar_row >= 0)
 
 
