@@ -428,6 +428,24 @@ class TestResults:
         assert all(h.score > 0 for h in similar.hits)
         assert similar.total == len(similar.hits)
 
+    def test_text_weighted_out_still_selects(self, sr: semreport.SemReport) -> None:
+        only_text = sr.find("p-1", {"text": "timber", "weights": {"text": 0}})
+        assert [h.decision_id for h in only_text.hits] == ["d-1", "d-3"]  # listed, id order
+        assert {h.score for h in only_text.hits} == {0.0}
+        preferred = sr.find(
+            "p-1", {"text": "timber", "weights": {"text": 0}, "prefer": {"tags": ["fire"]}}
+        )
+        assert [h.decision_id for h in preferred.hits] == ["d-1"]  # a term and a preference
+
+    def test_similar_takes_min_score_and_explain(self, sr: semreport.SemReport) -> None:
+        every = sr.similar("p-1", {"decision_id": "d-1"})
+        best = sr.similar("p-1", {"decision_id": "d-1", "min_score": every.hits[0].score})
+        assert [h.decision_id for h in best.hits] == [every.hits[0].decision_id]
+        plain = sr.similar("p-1", {"decision_id": "d-1", "explain": False})
+        assert plain.explained is False
+        assert all(h.explanation == () for h in plain.hits)
+        assert [h.score for h in plain.hits] == [h.score for h in every.hits]
+
     def test_facet_counts_cover_every_match(self, sr: semreport.SemReport) -> None:
         result = sr.find("p-1", {"text": "timber floor", "limit": 1})
         facets = result.facets
