@@ -29,9 +29,10 @@ from semreport.search import (
     HeuristicScorer,
     Hit,
     NumericRange,
+    parse_criteria,
 )
 from semreport.testing import synthetic_decisions
-from semreport.wire import to_wire
+from semreport.wire import from_wire, to_wire
 
 
 def _d(decision_id: str, title: str, **extra: Any) -> dict[str, Any]:
@@ -427,6 +428,17 @@ class TestResults:
         similar = sr.similar("p-1", {"decision_id": "d-4"})
         assert all(h.score > 0 for h in similar.hits)
         assert similar.total == len(similar.hits)
+
+    def test_plain_requests_parse_like_the_converter(self) -> None:
+        for data in (
+            {"text": "x", "limit": 3},
+            {"text": "x", "cursor": None, "explain": False},
+            {"limit": 7, "min_score": 0.5},
+            {"text": "x", "filters": {"domain": ["cost"]}},
+        ):
+            assert parse_criteria(data) == from_wire(data, Criteria)
+        with pytest.raises(InvalidRequest):
+            parse_criteria({"text": "x", "limit": True})
 
     def test_text_weighted_out_still_selects(self, sr: semreport.SemReport) -> None:
         only_text = sr.find("p-1", {"text": "timber", "weights": {"text": 0}})

@@ -586,6 +586,27 @@ def _check_common(  # noqa: PLR0917 - internal
         errors.append(FieldError("$.filters.recorded", "after is later than before"))
 
 
+_PLAIN_TYPES: Final = {
+    "text": (str,),
+    "limit": (int,),
+    "cursor": (str, type(None)),
+    "explain": (bool,),
+}
+
+
+def _plain_criteria(data: Mapping[str, Any]) -> Criteria | None:
+    """Criteria from a search box's request (text, limit, cursor, explain), without the converter.
+
+    Gives what the converter gives for these plain types (the checks follow
+    either way); any other key or type takes the converter, which reports it.
+    """
+    for key, value in data.items():
+        types = _PLAIN_TYPES.get(key)
+        if types is None or type(value) not in types:
+            return None
+    return Criteria(**data)
+
+
 def parse_criteria(data: Criteria | Mapping[str, Any]) -> Criteria:
     """Structure and check find criteria.
 
@@ -594,7 +615,9 @@ def parse_criteria(data: Criteria | Mapping[str, Any]) -> Criteria:
     """
     if not isinstance(data, Criteria | Mapping):
         raise InvalidRequest.at("$", "criteria must be a Criteria or a JSON object")
-    criteria = from_wire(data, Criteria)
+    criteria = _plain_criteria(data) if isinstance(data, Mapping) else None
+    if criteria is None:
+        criteria = from_wire(data, Criteria)
     errors: list[FieldError] = _repeated(data, _CRITERIA_SETS)
     if len(criteria.text) > MAX_TEXT:
         errors.append(FieldError("$.text", f"at most {MAX_TEXT} characters"))

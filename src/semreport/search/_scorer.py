@@ -425,6 +425,7 @@ def _facet_counts(snap: IndexSnapshot, match: Bool | None) -> FacetCounts:
     return FacetCounts(**facets)
 
 
+@functools.lru_cache(maxsize=1024)
 def _fingerprint(project_id: str, kind: str, query: Criteria | Exemplar) -> str:
     """The query's fingerprint: its canonical wire form without page size, cursor, explain."""
     wire = to_wire(query)
