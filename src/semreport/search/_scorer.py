@@ -339,10 +339,10 @@ def _match(
         text = next((p for s, p in chosen if s.name == "text"), None)
         required = text.positive() if text is not None else _text_matches(query)
         if text is None and selecting:  # text weighted out: another signal must score it
-            required &= _any_positive(snap.n, selecting)
+            required &= _any_positive(snap.n, selecting, mask)
         match = required if match is None else match & required
     elif selecting or query.mode == "similar":
-        found = _any_positive(snap.n, selecting)
+        found = _any_positive(snap.n, selecting, mask)
         match = found if match is None else match & found
     # Otherwise a listing: every decision the filters keep (ordering signals never select).
     if min_score > 0:
@@ -355,10 +355,20 @@ def _match(
     return _Ranked(active, match, total, demote)
 
 
-def _any_positive(n: int, prepared: list[Prepared]) -> Bool:
+def _any_positive(n: int, prepared: list[Prepared], mask: Bool | None) -> Bool:
+    """Rows (among ``mask``) some signal scores above zero.
+
+    Lead signals are dense already; the others are computed only for the kept
+    rows no signal has found yet.
+    """
     found = np.zeros(n, dtype=np.bool_)
-    for state in prepared:
-        found |= state.positive()
+    for state in sorted(prepared, key=lambda p: not p.lead):
+        if state.lead:
+            found |= state.positive()
+            continue
+        rest = np.flatnonzero(~found if mask is None else mask & ~found)
+        if len(rest):
+            found[rest] = state.values(rest)[0] > 0
     return found
 
 
