@@ -52,15 +52,26 @@ class Closeness(Prepared):
         return raw / len(self.names), raw
 
     def explain(self, rows: Sequence[int]) -> list[Evidence]:
+        """The evidence of each page row: per target, the value, delta and scale."""
         snap = self.snap
+        index = np.asarray(rows, dtype=np.int64)
+        columns: dict[str, list[float | None]] = {}
+        for name in self.names:
+            column = snap.attributes.get(name)
+            if column is None:
+                columns[name] = [None] * len(index)
+            else:
+                part = column[index]
+                columns[name] = [
+                    None if missing else value
+                    for value, missing in zip(part.tolist(), np.isnan(part).tolist(), strict=True)
+                ]
         scales = {name: snap.scale(name) for name in self.names}
-        columns = {name: snap.attributes.get(name) for name in self.names}
         out = []
-        for row in rows:
+        for i in range(len(index)):
             deltas = {}
             for name in self.names:
-                column = columns[name]
-                value = None if column is None or np.isnan(column[row]) else float(column[row])
+                value = columns[name][i]
                 target = self.targets[name]
                 deltas[name] = {
                     "target": target,
