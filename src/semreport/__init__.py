@@ -92,6 +92,7 @@ from semreport.reports import (
 from semreport.search import (
     Criteria,
     Exemplar,
+    FacetCounts,
     HeuristicScorer,
     Hit,
     SearchResult,
@@ -132,6 +133,7 @@ __all__ = [
     "EvidenceEntry",
     "EvidenceKind",
     "Exemplar",
+    "FacetCounts",
     "FieldError",
     "Finding",
     "FindingKind",

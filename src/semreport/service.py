@@ -373,7 +373,7 @@ class SemReport:
             ProjectNotFound: the project holds no decisions.
         """
         self._search_project("signals", project_id, caller)
-        return _expect(self.scorer.signals(self._storage, project_id), SignalCatalogue)
+        return self.scorer.signals(self._storage, project_id)
 
     def find(
         self,
@@ -398,7 +398,7 @@ class SemReport:
         """
         self._search_project("find", project_id, caller)
         checked = parse_criteria(criteria)
-        return _expect(self.scorer.score(self._storage, project_id, checked), SearchResult)
+        return self.scorer.score(self._storage, project_id, checked)
 
     def similar(
         self,
@@ -422,7 +422,7 @@ class SemReport:
         """
         self._search_project("similar", project_id, caller)
         checked = parse_exemplar(exemplar)
-        return _expect(self.scorer.score(self._storage, project_id, checked), SearchResult)
+        return self.scorer.score(self._storage, project_id, checked)
 
     # -- reports: read Decision Memory only, through the read-only port -------------------
 
@@ -764,12 +764,6 @@ class SemReport:
         if not isinstance(payload, Mapping):
             raise InvalidRequest.at("$", "expected a JSON object")
         return self._catalogue.match(payload)
-
-
-def _expect(value: object, cls: type[T]) -> T:
-    if not isinstance(value, cls):
-        raise TypeError(f"the scorer returned {type(value).__name__}, not {cls.__name__}")
-    return value
 
 
 def _check_as_of(as_of: object) -> None:

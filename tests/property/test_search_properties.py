@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import functools
+from collections import Counter
 from typing import Any
 
+import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import semreport
 from semreport import InvalidRequest, SemReportError
-from semreport.search import SearchResult
+from semreport.search import HeuristicScorer, SearchResult
+from semreport.search._ranking import PRUNE_FROM
+from semreport.search._text import Tokenizer
+from semreport.search.signals import SIGNALS, Query
+from semreport.testing import synthetic_decisions
+from semreport.wire import to_wire
 
 WORDS = ["fire", "timber", "floor", "steel", "wall", "acoustic", "cost", "roof", "glass", "slab"]
 TAGS = ["fire", "carbon", "budget", "structure"]
@@ -56,10 +64,11 @@ def projects(draw: st.DrawFn) -> list[dict[str, Any]]:
 
 criteria_st = st.fixed_dictionaries(
     {
-        "text": st.lists(st.sampled_from(WORDS), max_size=3).map(" ".join),
+        "text": st.lists(st.sampled_from([*WORDS, "xyzzy"]), max_size=3).map(" ".join),
         "limit": st.integers(1, 5),
     },
     optional={
+        "min_score": st.sampled_from([0.0, 0.05, 0.3, 0.7]),
         "filters": st.fixed_dictionaries(
             {},
             optional={
@@ -86,6 +95,38 @@ criteria_st = st.fixed_dictionaries(
         "superseded": st.sampled_from(["demote", "exclude", "include"]),
     },
 )
+
+
+BIG_WORDS = ["concrete", "timber", "carbon", "hempcrete", "steel", "roof", "wall", "beam", "door"]
+
+
+@functools.cache
+def _big_project() -> tuple[semreport.SemReport, list[dict[str, Any]]]:
+    """A project large enough to be pruned, recorded once (search never changes it)."""
+    decisions = synthetic_decisions(PRUNE_FROM + 500, seed=11, project_id="p")
+    sr = semreport.open("memory://")
+    sr.record(decisions)
+    return sr, [to_wire(d) for d in decisions]
+
+
+@st.composite
+def big_criteria(draw: st.DrawFn) -> dict[str, Any]:
+    criteria: dict[str, Any] = {
+        "text": " ".join(draw(st.lists(st.sampled_from(BIG_WORDS), max_size=3))),
+        "limit": draw(st.sampled_from([1, 10, 50])),
+    }
+    if draw(st.booleans()):
+        criteria["min_score"] = draw(st.sampled_from([0.1, 0.3, 0.6]))
+    if draw(st.booleans()):
+        criteria["filters"] = {"domain": ["material", "regulation"]}
+    if draw(st.booleans()):
+        criteria["prefer"] = {"tags": ["carbon"]}
+    if draw(st.booleans()):
+        criteria["near"] = {"cost_eur": 9000}
+    if draw(st.booleans()):
+        criteria["weights"] = {"graph": draw(st.sampled_from([0.1, 0.5])), "recency": 0.2}
+    criteria["superseded"] = draw(st.sampled_from(["demote", "exclude", "include"]))
+    return criteria
 
 
 def _open(records: list[dict[str, Any]]) -> semreport.SemReport:
@@ -151,7 +192,8 @@ class TestScores:
             result = sr.similar("p", {"decision_id": exemplar, "limit": 100})
             _check_scores(result)
             assert exemplar not in [h.decision_id for h in result.hits]
-            assert result.total == len(records) - 1
+            assert all(h.score > 0 for h in result.hits)
+            assert result.total == len(result.hits) <= len(records) - 1
 
 
 class TestOrder:
@@ -209,9 +251,12 @@ class TestPaging:
     @given(projects(), st.integers(1, 4))
     def test_similar_pages(self, records: list[dict[str, Any]], limit: int) -> None:
         with _open(records) as sr:
-            seen, first = _walk(sr, sr.similar, {"decision_id": records[-1]["id"], "limit": limit})
-            assert sorted(seen) == sorted(r["id"] for r in records[:-1])
-            assert first.total == len(records) - 1
+            query = {"decision_id": records[-1]["id"], "limit": limit}
+            seen, first = _walk(sr, sr.similar, query)
+            everything = sr.similar("p", {**query, "limit": 100})
+            assert seen == [h.decision_id for h in everything.hits]
+            assert len(seen) == len(set(seen)) == first.total
+            assert records[-1]["id"] not in seen
 
 
 class TestFilters:
@@ -236,7 +281,10 @@ class TestFilters:
                 if _matches(r, filters, superseded)
                 and not (criteria.get("superseded") == "exclude" and r["id"] in superseded)
             ]
-            assert result.total == len(expected)
+            assert result.total <= len(expected)
+            listing = not criteria["text"] and "prefer" not in criteria and "near" not in criteria
+            if listing and not criteria.get("min_score"):
+                assert result.total == len(expected)  # a listing: every decision kept
 
     @given(projects())
     def test_nothing_matches(self, records: list[dict[str, Any]]) -> None:
@@ -283,3 +331,148 @@ class TestErrors:
                 sr.similar("p", {"decision_id": f"zz-{name}"})
             assert info.value.code == "DECISION_NOT_FOUND"
             assert sr.latest_sequence("p") == len(records)
+
+
+# -- against a brute-force reference -------------------------------------------------------
+
+
+def _stems(text: str) -> set[str]:
+    return set(Tokenizer().terms(text))
+
+
+def _facets(records: list[dict[str, Any]], ids: set[str], superseded: set[str]) -> dict[str, Any]:
+    """Facet counts of the records ``ids``, counted one by one."""
+    chosen = [r for r in records if r["id"] in ids]
+    status = Counter(r["status"] for r in chosen)
+    status.update({"superseded": sum(1 for r in chosen if r["id"] in superseded)})
+    return {
+        "domain": dict(Counter(r["domain"] for r in chosen)),
+        "status": {k: v for k, v in status.items() if v},
+        "agent": dict(Counter(r["agent"] for r in chosen)),
+        "tags": dict(Counter(t for r in chosen for t in r["tags"])),
+    }
+
+
+def _reference(
+    sr: semreport.SemReport,
+    records: list[dict[str, Any]],
+    criteria: dict[str, Any],
+    superseded: set[str],
+) -> list[tuple[str, float]]:
+    """Every decision scored exactly (one signal value per row), filtered, then sorted.
+
+    The signals' values come from the registry; everything else (filters, term
+    matching, selection, min_score, order) is done here, row by row.
+    """
+    scorer = sr.scorer
+    assert isinstance(scorer, HeuristicScorer)
+    snap = scorer.index(sr.storage, "p")
+    query = Query(
+        "find",
+        snap,
+        text=criteria.get("text", ""),
+        prefer=tuple(f"tag:{t}" for t in sorted(criteria.get("prefer", {}).get("tags", []))),
+        near=dict(criteria.get("near", {})),
+    )
+    weights = {s.name: s.find_weight for s in SIGNALS} | {
+        k: float(v) for k, v in criteria.get("weights", {}).items()
+    }
+    chosen = [s for s in SIGNALS if weights[s.name] > 0 and s.active(query)]
+    total_weight = sum(weights[s.name] for s in chosen)
+    everything = np.arange(snap.n, dtype=np.int64)
+    values = {s.name: s.prepare(query).values(everything)[0].tolist() for s in chosen}
+    policy = criteria.get("superseded", "demote")
+    filters = criteria.get("filters", {})
+    words = _stems(query.text)
+    out = []
+    by_id = {r["id"]: r for r in records}
+    for row, decision_id in enumerate(snap.ids[: snap.n]):
+        as_dict = by_id[decision_id]
+        if not _matches(as_dict, filters, superseded):
+            continue
+        if policy == "exclude" and decision_id in superseded:
+            continue
+        if query.text.strip() and not words & _stems(
+            f"{as_dict['title']} {as_dict['statement']} {as_dict.get('rationale', '')}"
+        ):
+            continue
+        selecting = [s for s in chosen if s.selects(query)]
+        if (
+            not query.text.strip()
+            and selecting
+            and not any(values[s.name][row] > 0 for s in selecting)
+        ):
+            continue
+        score = 0.0
+        for s in chosen:
+            score += weights[s.name] / total_weight * values[s.name][row]
+        if policy == "demote" and decision_id in superseded:
+            score *= 0.5
+        if score < criteria.get("min_score", 0.0) or (
+            query.text.strip() and selecting and score <= 0
+        ):
+            continue
+        out.append((decision_id, score))
+    out.sort(key=lambda item: (-item[1], item[0]))
+    return out
+
+
+def _check_against_reference(
+    sr: semreport.SemReport,
+    records: list[dict[str, Any]],
+    criteria: dict[str, Any],
+    *,
+    walk: bool,
+) -> None:
+    superseded = {
+        link["target"] for r in records for link in r["links"] if link["kind"] == "supersedes"
+    }
+    expected = _reference(sr, records, criteria, superseded)
+    result = sr.find("p", criteria)
+    assert result.total == len(expected)
+    got = [(h.decision_id, h.score) for h in result.hits]
+    want = expected[: criteria["limit"]]
+    assert [i for i, _ in got] == [i for i, _ in want]
+    for (_, score), (_, reference) in zip(got, want, strict=True):
+        assert score == pytest.approx(reference, abs=1e-12)
+        assert score >= criteria.get("min_score", 0.0)
+    _check_scores(result)
+    words = _stems(criteria.get("text", ""))
+    by_id = {r["id"]: r for r in records}
+    for hit in result.hits:
+        record = by_id[hit.decision_id]
+        assert _matches(record, criteria.get("filters", {}), superseded)
+        if words:
+            text = f"{record['title']} {record['statement']} {record.get('rationale', '')}"
+            assert words & _stems(text)
+        assert (hit.domain.value, hit.status.value, hit.agent) == (
+            record["domain"],
+            record["status"],
+            record["agent"],
+        )
+    facets = result.facets
+    brute = _facets(records, {i for i, _ in expected}, superseded)
+    assert {name: dict(getattr(facets, name)) for name in brute} == brute
+    assert sum(facets.domain.values()) == result.total
+    for counts in (facets.domain, facets.status, facets.agent, facets.tags):
+        items = list(counts.items())
+        assert items == sorted(items, key=lambda item: (-item[1], item[0]))
+    if walk:
+        seen, _ = _walk(sr, sr.find, {**criteria, "limit": max(criteria["limit"], 25)})
+        assert seen == [i for i, _ in expected]
+
+
+class TestReference:
+    """find equals a brute-force reference: matches, scores, order, total, facets, pages."""
+
+    @given(projects(), criteria_st)
+    def test_small_projects(self, records: list[dict[str, Any]], criteria: dict[str, Any]) -> None:
+        with _open(records) as sr:
+            _check_against_reference(sr, records, criteria, walk=True)
+
+    @settings(max_examples=15)
+    @given(big_criteria())
+    def test_at_pruning_scale(self, criteria: dict[str, Any]) -> None:
+        sr, records = _big_project()
+        assert len(records) >= PRUNE_FROM
+        _check_against_reference(sr, records, criteria, walk=False)

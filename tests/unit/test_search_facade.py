@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pickle
-import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -30,10 +29,10 @@ from semreport.search import (
     HeuristicScorer,
     Hit,
     NumericRange,
-    SignalContribution,
+    parse_criteria,
 )
 from semreport.testing import synthetic_decisions
-from semreport.wire import to_wire
+from semreport.wire import from_wire, to_wire
 
 
 def _d(decision_id: str, title: str, **extra: Any) -> dict[str, Any]:
@@ -116,7 +115,8 @@ class TestFind:
         assert [h.decision_id for h in result.hits][:2] == ["d-3", "d-1"] or [
             h.decision_id for h in result.hits
         ][:2] == ["d-1", "d-3"]
-        assert result.total == 5
+        assert result.total == 2  # only the decisions holding a query term
+        assert all(h.contribution("text").raw > 0 for h in result.hits)  # type: ignore[union-attr]
         assert result.scorer.name == "heuristic"
         assert result.scorer.model_inference is False
         top = result.hits[0]
@@ -136,8 +136,8 @@ class TestFind:
         assert included.hits[0].decision_id == "d-1"
         assert next(h for h in included.hits if h.decision_id == "d-1").score > d1.score
         excluded = sr.find("p-1", {"text": "timber", "superseded": "exclude"})
-        assert "d-1" not in [h.decision_id for h in excluded.hits]
-        assert excluded.total == 4
+        assert [h.decision_id for h in excluded.hits] == ["d-3"]
+        assert excluded.total == 1
 
     def test_filters_are_a_mask(self, sr: semreport.SemReport) -> None:
         result = sr.find(
@@ -180,17 +180,17 @@ class TestFind:
         seen: list[str] = []
         cursor = None
         while True:
-            page = sr.find("p-1", {"text": "timber", "limit": 2, "cursor": cursor})
+            page = sr.find("p-1", {"limit": 2, "cursor": cursor})
             seen += [h.decision_id for h in page.hits]
             cursor = page.next_cursor
             if cursor is None:
                 break
-        assert sorted(seen) == ["d-1", "d-2", "d-3", "d-4", "d-5"]
+        assert seen == ["d-1", "d-2", "d-3", "d-4", "d-5"]  # a listing: id order
 
     def test_cursor_survives_an_append(self, sr: semreport.SemReport) -> None:
-        first = sr.find("p-1", {"text": "timber", "limit": 2})
+        first = sr.find("p-1", {"text": "timber", "limit": 1})
         sr.record([_d("d-6", "Timber stair")])
-        second = sr.find("p-1", {"text": "timber", "limit": 2, "cursor": first.next_cursor})
+        second = sr.find("p-1", {"text": "timber", "limit": 1, "cursor": first.next_cursor})
         assert second.as_of_sequence == first.as_of_sequence
         assert not {h.decision_id for h in second.hits} & {h.decision_id for h in first.hits}
 
@@ -198,7 +198,7 @@ class TestFind:
         sr.record([_d("d-9", "<script>alert(1)</script> timber")])
         result = sr.find("p-1", {"text": "timber"})
         wire = to_wire(result)
-        assert wire["scorer"] == {"name": "heuristic", "version": "1.0", "model_inference": False}
+        assert wire["scorer"] == {"name": "heuristic", "version": "2.0", "model_inference": False}
         assert wire["hits"][0]["explanation"][0]["signal"] == "text"
         page = result._repr_html_()
         assert "<script>" not in page
@@ -235,7 +235,9 @@ class TestSimilar:
             ),
         )
         assert result.hits[0].decision_id == "d-5"
-        assert result.total == 5
+        assert "d-2" not in [h.decision_id for h in result.hits]  # it shares nothing
+        assert result.total == len(result.hits)
+        assert all(h.score > 0 for h in result.hits)
 
     def test_unknown_exemplar(self, sr: semreport.SemReport) -> None:
         with pytest.raises(DecisionNotFound):
@@ -348,24 +350,14 @@ class TestErrors:
             sr.find("bad id!", {"text": "x"})
 
 
-class TestDeferred:
-    """Explanations and cursors are built on first read, and behave as if built at once."""
+class TestResults:
+    """Results are plain values: built whole, equal, hashable, picklable; hits say what they are."""
 
     @staticmethod
-    def _page(sr: semreport.SemReport) -> SearchResult:
-        return sr.find("p-1", {"text": "timber floor", "limit": 2})
+    def _page(sr: semreport.SemReport, **extra: Any) -> SearchResult:
+        return sr.find("p-1", {"text": "timber floor", "limit": 1, **extra})
 
-    def test_explanation_is_built_once_on_first_read(self, sr: semreport.SemReport) -> None:
-        hit = self._page(sr).hits[0]
-        first = hit.explanation
-        assert hit.explanation is first
-        assert [c.signal for c in first] == ["text"]
-        assert first[0].evidence["matched_terms"] == ("floor", "timber")
-        assert hit.contribution("text") is first[0]
-        with pytest.raises(AttributeError):
-            hit.no_such_field  # type: ignore[attr-defined]  # noqa: B018
-
-    def test_cheap_fields_first_then_the_explanation(self, sr: semreport.SemReport) -> None:
+    def test_a_hit_says_what_it_is(self, sr: semreport.SemReport) -> None:
         hit = sr.find("p-1", {"text": "timber floor"}).hits[1]
         assert (hit.decision_id, hit.title, hit.superseded, hit.demotion) == (
             "d-1",
@@ -373,67 +365,109 @@ class TestDeferred:
             True,
             0.5,
         )
-        assert hit._build is not None  # the explanation is still to be built
+        assert (hit.domain.value, hit.status.value, hit.agent) == ("regulation", "accepted", "a-1")
+        assert hit.recorded_at is not None
         assert hit.explanation[0].contribution == pytest.approx(hit.score)
-        assert hit._build is None  # everything is filled: the snapshot is let go
+        assert hit.explanation[0].evidence["matched_terms"] == ("floor", "timber")
+        assert hit.contribution("text") is hit.explanation[0]
+        assert hit.contribution("graph") is None
 
-    def test_deferred_equals_eager(self, sr: semreport.SemReport) -> None:
-        deferred = self._page(sr)
-        eager = SearchResult(
-            deferred.project_id,
-            deferred.as_of_sequence,
-            tuple(Hit(*(getattr(h, f.name) for f in attrs.fields(Hit))) for h in deferred.hits),
-            deferred.total,
-            deferred.next_cursor,
-            deferred.scorer,
-        )
-        fresh = self._page(sr)  # nothing read yet
-        assert fresh == eager
-        assert hash(self._page(sr).hits[0]) == hash(eager.hits[0])
-        assert repr(self._page(sr)) == repr(eager)
-        assert to_wire(self._page(sr)) == to_wire(eager)
-        assert attrs.asdict(self._page(sr)) == attrs.asdict(eager)
-        assert pickle.loads(pickle.dumps(self._page(sr))) == eager
-        assert attrs.evolve(self._page(sr).hits[0], score=0.5).explanation == (
-            eager.hits[0].explanation
-        )
-
-    def test_cursor_is_signed_on_first_read_and_pages_on(self, sr: semreport.SemReport) -> None:
+    def test_values_compare_hash_pickle_and_round_trip(self, sr: semreport.SemReport) -> None:
         page = self._page(sr)
-        cursor = page.next_cursor
-        assert cursor is not None
-        assert page.next_cursor is cursor
-        rest = sr.find("p-1", {"text": "timber floor", "limit": 2, "cursor": cursor})
-        assert not {h.decision_id for h in rest.hits} & {h.decision_id for h in page.hits}
-        last = sr.find("p-1", {"text": "timber floor", "limit": 100})
-        assert last.next_cursor is None
+        again = self._page(sr)
+        assert page == again
+        assert hash(page.hits[0]) == hash(again.hits[0])
+        assert repr(page) == repr(again)
+        assert to_wire(page) == to_wire(again)
+        assert pickle.loads(pickle.dumps(page)) == page
+        rebuilt = SearchResult(
+            project_id=page.project_id,
+            as_of_sequence=page.as_of_sequence,
+            hits=tuple(Hit(**attrs.asdict(h, recurse=False)) for h in page.hits),
+            total=page.total,
+            next_cursor=page.next_cursor,
+            scorer=page.scorer,
+            facets=page.facets,
+        )
+        assert rebuilt == page
+        assert hash(rebuilt) == hash(page)
 
-    @staticmethod
-    def _read_together(result: SearchResult, readers: int) -> list[list[Any]]:
-        seen: list[list[Any]] = []
-        start = threading.Barrier(readers)
+    def test_explain_false_leaves_explanations_empty(self, sr: semreport.SemReport) -> None:
+        plain = self._page(sr, explain=False)
+        explained = self._page(sr)
+        assert plain.explained is False
+        assert explained.explained is True
+        assert plain.hits[0].explanation == ()
+        assert plain.hits[0].score == explained.hits[0].score
+        assert to_wire(plain)["explained"] is False
+        # explain does not change the query: the cursors of both page on.
+        assert plain.next_cursor is not None
+        rest = sr.find("p-1", {"text": "timber floor", "cursor": plain.next_cursor})
+        assert [h.decision_id for h in rest.hits] == ["d-1"]
 
-        def read() -> None:
-            start.wait()
-            seen.append([h.explanation for h in result.hits])
+    def test_min_score_drops_weaker_hits(self, sr: semreport.SemReport) -> None:
+        every = sr.find("p-1", {"text": "timber floor"})
+        threshold = (every.hits[0].score + every.hits[1].score) / 2
+        strong = sr.find("p-1", {"text": "timber floor", "min_score": threshold})
+        assert [h.decision_id for h in strong.hits] == [every.hits[0].decision_id]
+        assert strong.total == 1
+        assert sr.find("p-1", {"min_score": 0.5}).total == 0  # a listing scores 0
+        with pytest.raises(InvalidRequest) as info:
+            sr.find("p-1", {"text": "x", "min_score": 1.5})
+        assert info.value.errors[0].path == "$.min_score"
 
-        threads = [threading.Thread(target=read) for _ in range(readers)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        return seen
+    def test_only_real_matches(self, sr: semreport.SemReport) -> None:
+        nothing = sr.find("p-1", {"text": "xyzzyqwerty"})
+        assert (nothing.hits, nothing.total) == ((), 0)
+        assert dict(nothing.facets.domain) == {}
+        preferred = sr.find("p-1", {"prefer": {"tags": ["budget"]}})
+        assert [h.decision_id for h in preferred.hits] == ["d-4"]
+        listing = sr.find("p-1", {"filters": {"domain": ["material", "regulation"]}})
+        assert [h.decision_id for h in listing.hits] == ["d-1", "d-2", "d-3", "d-5"]
+        assert {h.score for h in listing.hits} == {0.0}
+        similar = sr.similar("p-1", {"decision_id": "d-4"})
+        assert all(h.score > 0 for h in similar.hits)
+        assert similar.total == len(similar.hits)
 
-    def test_concurrent_first_reads_agree(self) -> None:
-        with semreport.open("memory://") as sr:
-            sr.record(synthetic_decisions(5_000, project_id="p-1"))
-            query = {"text": "fire rated timber floor", "limit": 20}
-            for _ in range(5):
-                seen = self._read_together(sr.find("p-1", query), 4)
-                expected: list[tuple[SignalContribution, ...]] = [
-                    h.explanation for h in sr.find("p-1", query).hits
-                ]
-                assert seen == [expected] * 4
+    def test_plain_requests_parse_like_the_converter(self) -> None:
+        for data in (
+            {"text": "x", "limit": 3},
+            {"text": "x", "cursor": None, "explain": False},
+            {"limit": 7, "min_score": 0.5},
+            {"text": "x", "filters": {"domain": ["cost"]}},
+        ):
+            assert parse_criteria(data) == from_wire(data, Criteria)
+        with pytest.raises(InvalidRequest):
+            parse_criteria({"text": "x", "limit": True})
+
+    def test_text_weighted_out_still_selects(self, sr: semreport.SemReport) -> None:
+        only_text = sr.find("p-1", {"text": "timber", "weights": {"text": 0}})
+        assert [h.decision_id for h in only_text.hits] == ["d-1", "d-3"]  # listed, id order
+        assert {h.score for h in only_text.hits} == {0.0}
+        preferred = sr.find(
+            "p-1", {"text": "timber", "weights": {"text": 0}, "prefer": {"tags": ["fire"]}}
+        )
+        assert [h.decision_id for h in preferred.hits] == ["d-1"]  # a term and a preference
+
+    def test_similar_takes_min_score_and_explain(self, sr: semreport.SemReport) -> None:
+        every = sr.similar("p-1", {"decision_id": "d-1"})
+        best = sr.similar("p-1", {"decision_id": "d-1", "min_score": every.hits[0].score})
+        assert [h.decision_id for h in best.hits] == [every.hits[0].decision_id]
+        plain = sr.similar("p-1", {"decision_id": "d-1", "explain": False})
+        assert plain.explained is False
+        assert all(h.explanation == () for h in plain.hits)
+        assert [h.score for h in plain.hits] == [h.score for h in every.hits]
+
+    def test_facet_counts_cover_every_match(self, sr: semreport.SemReport) -> None:
+        result = sr.find("p-1", {"text": "timber floor", "limit": 1})
+        facets = result.facets
+        assert list(facets.domain.items()) == [("material", 1), ("regulation", 1)]
+        assert sum(facets.domain.values()) == result.total == 2
+        assert dict(facets.status) == {"accepted": 1, "proposed": 1, "superseded": 1}
+        assert dict(facets.agent) == {"a-1": 2}
+        assert list(facets.tags.items()) == [("timber", 2), ("fire", 1)]
+        wire = to_wire(result)["facets"]
+        assert wire["tags"] == {"timber": 2, "fire": 1}
 
 
 class TestIndex:
@@ -491,8 +525,7 @@ class TestIndex:
         with semreport.open("memory://", scorer=Constant()) as sr:
             sr.record(PROJECT)
             assert sr.find("p-1", {"text": "x"}).scorer.name == "constant"
-            with pytest.raises(TypeError):
-                sr.signals("p-1")
+            assert sr.signals("p-1") is None  # the port names the types; no run-time check
 
     def test_repr_and_decision_model(self) -> None:
         scorer = HeuristicScorer()

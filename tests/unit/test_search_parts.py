@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -11,11 +12,13 @@ from hypothesis import strategies as st
 
 import semreport
 from semreport import InvalidRequest
-from semreport.search import _scorer
+from semreport.search import _ranking, _scorer
 from semreport.search._cursor import CursorState, decode_cursor, encode_cursor
-from semreport.search._index import Vocabulary, _counted, _stable_order, _words
-from semreport.search._scorer import _top
+from semreport.search._index import F64, I64, Vocabulary, _counted, _stable_order, _words
+from semreport.search._ranking import Weighted
+from semreport.search._ranking import top as _top
 from semreport.search._text import _WORD, Tokenizer
+from semreport.search.signals import Evidence, Prepared
 from semreport.testing import synthetic_decisions, synthetic_queries
 from semreport.testing.cisi import find_cisi, load_cisi, ndcg_at, recall_at
 
@@ -80,7 +83,7 @@ class TestPruning:
         with semreport.open("memory://") as sr:
             sr.record(decisions)
             pruned = [getattr(sr, kind)("synthetic", request) for kind, request in requests]
-            monkeypatch.setattr(_scorer, "_PRUNE_FROM", 10**9)
+            monkeypatch.setattr(_scorer, "PRUNE_FROM", 10**9)
             dense = [getattr(sr, kind)("synthetic", request) for kind, request in requests]
         assert pruned == dense
         assert all(result.hits for result in pruned)
@@ -100,19 +103,69 @@ class TestPromotion:
         lead_values = np.round(rng.random(snap.n) * lead_scale, 3)  # ties on purpose
         rest_values = np.round(rng.random(snap.n), 2)
         active = [
-            _scorer._Signal("terms", lead_values, lead_values, lead=True).weighted(
-                1.0 - rest_weight
-            ),
-            _scorer._Signal("attributes", rest_values, rest_values).weighted(rest_weight),
+            Weighted("terms", _Fixed(lead_values, lead=True), 1.0 - rest_weight),
+            Weighted("attributes", _Fixed(rest_values, lead=False), rest_weight),
         ]
-        found = _scorer._pruned(snap, active, None, False, 11, -1)
+        found = _ranking.pruned(snap, active, None, False, 11)
         assert found is not None
-        rows, scores, total = found
-        dense = _scorer._exact(snap, active, False, np.arange(snap.n))
+        rows, scores = found
+        dense = _ranking.exact(active, None, np.arange(snap.n))
         expected = _top(dense, None, snap.id_rank, 11)
         assert rows.tolist() == expected.tolist()
-        assert scores == dense[expected].tolist()
-        assert total == snap.n
+        assert scores.tolist() == dense[expected].tolist()
+
+
+class _Fixed(Prepared):
+    """A signal state over given values (for the ranking's tests)."""
+
+    def __init__(self, values: F64, *, lead: bool) -> None:
+        super().__init__()
+        self._values = values
+        self.lead = lead
+
+    def size(self) -> int:
+        return len(self._values)
+
+    def values(self, rows: I64) -> tuple[F64, F64]:
+        return self._values[rows], self._values[rows]
+
+    def explain(self, rows: Sequence[int]) -> list[Evidence]:
+        return [Evidence() for _ in rows]
+
+
+class TestFacetCounts:
+    """Packed-bit counts, their fallbacks and a brute-force count agree."""
+
+    def test_every_way_agrees(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        decisions = synthetic_decisions(700, seed=2)
+        with semreport.open("memory://") as sr:
+            sr.record(decisions)
+            scorer = sr.scorer
+            assert isinstance(scorer, semreport.search.HeuristicScorer)
+            snap = scorer.index(sr.storage, "synthetic")
+        match = np.random.default_rng(4).random(snap.n) < 0.3
+        by_id = {d.id: d for d in decisions}
+        chosen = [by_id[i] for i, keep in zip(snap.ids, match.tolist(), strict=True) if keep]
+        superseded = {snap.ids[r] for r in snap.superseded_rows.tolist()}
+        labels = snap.facet_labels
+        brute = [
+            sum(
+                1
+                for d in chosen
+                if (facet == "domain" and d.domain.value == value)
+                or (facet == "status" and value == "superseded" and d.id in superseded)
+                or (facet == "status" and d.status.value == value)
+                or (facet == "agent" and d.agent == value)
+                or (facet == "tags" and value in d.tags)
+            )
+            for facet, value in labels
+        ]
+        assert snap.value_counts(match).tolist() == brute
+        monkeypatch.delattr(np, "bitwise_count", raising=False)
+        assert snap.value_counts(match).tolist() == brute
+        monkeypatch.setattr(snap, "facet_bits", None)
+        assert snap.value_counts(match).tolist() == brute
+        assert snap.value_counts(np.zeros(snap.n, dtype=np.bool_)).sum() == 0
 
 
 class TestCounted:

@@ -15,7 +15,6 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from semreport.domain import Decision, DecisionNotFound
 from semreport.service import SemReport
 from semreport.wire import to_wire
 
@@ -118,19 +117,13 @@ def _counts(values: Mapping[str, int]) -> str:
     return text + (f", … {len(shown) - 20} more" if len(shown) > 20 else "")
 
 
-def _decision(sr: SemReport, project_id: str, decision_id: str) -> Decision | None:
-    try:
-        return sr.decision(project_id, decision_id)
-    except DecisionNotFound:  # pragma: no cover - a hit always names a stored decision
-        return None
-
-
 def _contributions(hit: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [part for part in hit.get("explanation", []) if isinstance(part, Mapping)]
 
 
 def hits_table(sr: SemReport, project_id: str, result: object, title: str) -> Table:
-    """The ranked hits with each decision's title and the signals that scored it."""
+    """The ranked hits: what each decision is and the signals that scored it; facet counts."""
+    del sr, project_id  # a hit says what it is: nothing to look up
     wire = to_wire(result)
     table = Table(title=title, expand=False)
     table.add_column("#", justify="right")
@@ -140,9 +133,10 @@ def hits_table(sr: SemReport, project_id: str, result: object, title: str) -> Ta
     table.add_column("decision", no_wrap=True, min_width=max([len(i) for i in ids] + [8]))
     table.add_column("title")
     table.add_column("domain / status")
+    table.add_column("agent")
+    table.add_column("recorded")
     table.add_column("top signals")
     for rank, hit in enumerate(wire.get("hits", []), start=1):
-        decision = _decision(sr, project_id, hit["decision_id"])
         signals = sorted(_contributions(hit), key=lambda part: -float(part["contribution"]))
         top = ", ".join(
             f"{part['signal']} {float(part['contribution']):.3f}"
@@ -154,10 +148,16 @@ def hits_table(sr: SemReport, project_id: str, result: object, title: str) -> Ta
             _number(hit.get("score")),
             str(hit["decision_id"]),
             _short(hit.get("title", ""), 64) + (" (superseded)" if hit.get("superseded") else ""),
-            f"{decision.domain.value} / {decision.status.value}" if decision else "",
+            f"{hit.get('domain', '')} / {hit.get('status', '')}",
+            str(hit.get("agent", "")),
+            str(hit.get("recorded_at") or "")[:10],
             top,
         )
     footer = [f"{wire.get('total', len(wire.get('hits', [])))} matched"]
+    facets = wire.get("facets") or {}
+    footer.extend(
+        f"{name}: {_counts(facets[name])}" for name in ("domain", "status") if facets.get(name)
+    )
     scorer = wire.get("scorer") or {}
     if scorer:
         footer.append(

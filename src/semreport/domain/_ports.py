@@ -7,12 +7,15 @@ implement these; nothing here knows how.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import attrs
 
 from semreport.domain._models import Decision, LegacySession, Principal
 from semreport.domain._views import ProjectSummary
+
+if TYPE_CHECKING:  # the search's request and result types (no import at run time)
+    from semreport.search import Criteria, Exemplar, SearchResult, SignalCatalogue
 
 __all__ = [
     "Authenticator",
@@ -140,26 +143,27 @@ class Scorer(Protocol):
     """Ranks a project's decisions for a query and explains each score.
 
     The heuristic scorer ships with the library; a learned scorer can replace
-    it behind the same facade methods. The search use cases define the query
-    and result types that :meth:`describe` accompanies.
+    it behind the same facade methods. The request and result types are those of
+    :mod:`semreport.search`.
     """
 
     def describe(self) -> ScorerInfo:
         """Name the scorer and say whether a learned model is behind it."""
         ...
 
-    def score(self, memory: DecisionMemory, project_id: str, query: Any) -> Any:
+    def score(
+        self, memory: DecisionMemory, project_id: str, query: Criteria | Exemplar
+    ) -> SearchResult:
         """Rank the project's decisions for a checked query and explain the returned page.
 
-        ``query`` is one of the search use cases' request types (criteria for
-        ``find``, an exemplar for ``similar``); the answer is their result type.
+        ``query`` is checked criteria (``find``) or a checked exemplar (``similar``).
         The scorer reads only ``memory`` and must be deterministic for the same
         records and query.
         """
         ...
 
-    def signals(self, memory: DecisionMemory, project_id: str) -> Any:
-        """Describe the signals the scorer offers for the project (the catalogue type)."""
+    def signals(self, memory: DecisionMemory, project_id: str) -> SignalCatalogue:
+        """Describe the signals the scorer offers for the project."""
         ...
 
 

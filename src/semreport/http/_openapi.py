@@ -69,6 +69,14 @@ _PAGE: Final = {
     "maximum": limits.MAX_PAGE_SIZE,
     "description": f"Page size, 1 to {limits.MAX_PAGE_SIZE}.",
 }
+_MIN_SCORE: Final = {
+    "minimum": 0,
+    "maximum": 1,
+    "description": "Drop hits scoring below this, 0 to 1 (0 by default).",
+}
+_EXPLAIN: Final = {
+    "description": "Explain every hit (true by default); false leaves explanations empty.",
+}
 _FILTER_VALUES: Final = (
     f"All filters and preferences of one request list at most {limits.MAX_FILTER_VALUES} "
     "values together."
@@ -81,8 +89,17 @@ _REFINEMENTS: Final[Mapping[str, Mapping[str, Mapping[str, Any]]]] = {
         "text": {"maxLength": limits.MAX_QUERY_TEXT},
         "limit": _PAGE,
         "near": {"maxProperties": limits.MAX_FILTER_VALUES, "description": _FILTER_VALUES},
+        "min_score": _MIN_SCORE,
+        "explain": _EXPLAIN,
     },
-    "Exemplar": {"limit": _PAGE},
+    "Exemplar": {"limit": _PAGE, "min_score": _MIN_SCORE, "explain": _EXPLAIN},
+    "FacetCounts": {
+        name: {
+            "additionalProperties": {"type": "integer", "minimum": 0},
+            "description": "Value -> matching decisions, most frequent first, ties by value.",
+        }
+        for name in ("domain", "status", "agent", "tags")
+    },
     "Filters": {
         "domain": {"maxItems": limits.MAX_FILTER_VALUES},
         "status": {"maxItems": limits.MAX_FILTER_VALUES},
@@ -227,6 +244,8 @@ class _Schemas:
                 schema["additionalProperties"] = self.of(args[1])
             return schema
         if isinstance(origin, type) and issubclass(origin, Mapping):
+            return {"type": "object"}
+        if isinstance(tp, type) and issubclass(tp, Mapping):
             return {"type": "object"}
         raise TypeError(f"no JSON Schema for {tp!r}")
 

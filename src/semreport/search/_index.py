@@ -16,11 +16,13 @@ query never does.
 
 from __future__ import annotations
 
+import array
 import functools
 import itertools
 import threading
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
 from typing import Final
 
 import numpy as np
@@ -42,6 +44,8 @@ DEMOTION: Final = 0.5
 """The factor a superseded decision's score is multiplied by under ``demote``."""
 
 F64 = npt.NDArray[np.float64]
+F32 = npt.NDArray[np.float32]
+U64 = npt.NDArray[np.uint64]
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
 Bool = npt.NDArray[np.bool_]
@@ -136,21 +140,21 @@ class Vocabulary:
 
 
 class _Segment:
-    """Postings of the decisions in rows ``[start, stop)``, term-major, rows ascending per term."""
+    """Postings of the decisions in rows ``[start, stop)``, term-major, rows ascending per term.
 
-    __slots__ = ("__dict__", "docs", "indptr", "keys", "start", "stop", "tfs")
+    Term frequencies are float32 (small whole numbers, exact); rows are the
+    platform's index type, since numpy's scatter-add (``np.add.at``) takes its
+    fast path only for native index arrays and queries scatter-add postings.
+    """
 
-    def __init__(self, start: int, stop: int, indptr: I64, docs: I32 | I64, tfs: F64) -> None:
+    __slots__ = ("docs", "indptr", "start", "stop", "tfs")
+
+    def __init__(self, start: int, stop: int, indptr: I64, docs: I32 | I64, tfs: F32) -> None:
         self.start = start
         self.stop = stop
         self.indptr = indptr
-        # Rows as the platform's index type: numpy's scatter-add (``np.add.at``) takes
-        # its fast path only for native index arrays, and queries scatter-add postings.
         self.docs: I64 = docs.astype(np.int64, copy=False)
-        self.tfs = tfs
-        # (term << 32) | row per posting: ascending, so one binary search answers
-        # "does row r hold term t" for many pairs at once.
-        self.keys: I64 = (self.terms.astype(np.int64) << 32) | docs
+        self.tfs: F32 = tfs.astype(np.float32, copy=False)
 
     def span(self, term: int) -> tuple[int, int]:
         """Where ``term``'s postings lie in :attr:`docs` (empty if the segment lacks it)."""
@@ -160,7 +164,7 @@ class _Segment:
 
     @classmethod
     def from_coo(  # noqa: PLR0917 - internal
-        cls, start: int, stop: int, vocab_size: int, terms: I32, docs: I32 | I64, tfs: F64
+        cls, start: int, stop: int, vocab_size: int, terms: I32, docs: I32 | I64, tfs: F32
     ) -> _Segment:
         order = _stable_order(terms, vocab_size)
         counts = np.bincount(terms, minlength=vocab_size)
@@ -168,13 +172,17 @@ class _Segment:
         np.cumsum(counts, out=indptr[1:])
         return cls(start, stop, indptr, docs[order], tfs[order])
 
-    @functools.cached_property
-    def terms(self) -> I32:
-        """The term of each posting."""
-        return np.repeat(np.arange(len(self.indptr) - 1, dtype=np.int32), np.diff(self.indptr))
+    def counts(self) -> I64:
+        """How many postings each term has in the segment (its document frequency here)."""
+        result: I64 = np.diff(self.indptr)
+        return result
 
-    def coo(self) -> tuple[I32, I64, F64]:
-        return self.terms, self.docs, self.tfs
+    def terms(self) -> I32:
+        """The term of each posting (computed when asked, not kept)."""
+        return np.repeat(np.arange(len(self.indptr) - 1, dtype=np.int32), self.counts())
+
+    def coo(self) -> tuple[I32, I64, F32]:
+        return self.terms(), self.docs, self.tfs
 
 
 _EMPTY_I32: Final[I32] = np.zeros(0, dtype=np.int32)
@@ -246,7 +254,8 @@ class IndexSnapshot:
         self.n = 0
         self.ids: list[str] = []
         self.row_of: dict[str, int] = {}
-        self.decisions: list[Decision] = []
+        self.titles: list[str] = []  # row -> title
+        self.recorded_at: list[datetime | None] = []  # row -> recorded_at
         self.segments: tuple[_Segment, ...] = ()
         self.df: I64 = np.zeros(0, dtype=np.int64)
         self.doc_len: I64 = np.zeros(0, dtype=np.int64)
@@ -264,107 +273,136 @@ class IndexSnapshot:
         self.edge_target: list[str] = []
         self.attributes: dict[str, F64] = {}
         self.idfs: F64 = _EMPTY_F64  # Lucene's idf per term
-        self.segment_impacts: tuple[F64, ...] = ()  # BM25 impact per posting, per segment
+        self.segment_impacts: tuple[F32, ...] = ()  # BM25 impact per posting, per segment
 
     # -- building ---------------------------------------------------------------------
 
     def extend(self, decisions: Iterable[Decision]) -> IndexSnapshot:
-        """Return a new snapshot holding this one's decisions and ``decisions`` after them."""
-        batch = list(decisions)
-        if not batch:
+        """Return a new snapshot holding this one's decisions and ``decisions`` after them.
+
+        The decisions are consumed in chunks: only what the index keeps of them
+        (postings, columns, titles) outlives a chunk.
+        """
+        stream = iter(decisions)
+        first = next(stream, None)
+        if first is None:
             return self
         vocab = self.vocab
         with vocab.lock:
-            return self._extended(batch)
+            return self._extended(itertools.chain([first], stream))
 
-    def _extended(self, batch: list[Decision]) -> IndexSnapshot:  # noqa: PLR0912, PLR0915 - one pass
+    def _extended(self, stream: Iterator[Decision]) -> IndexSnapshot:  # noqa: PLR0912, PLR0915 - one pass
         vocab = self.vocab
         start = self.n
         new = IndexSnapshot(self.project_id, vocab)
         if len(self.ids) == start:
-            new.ids, new.row_of, new.decisions = self.ids, self.row_of, self.decisions
+            new.ids, new.row_of = self.ids, self.row_of
+            new.titles, new.recorded_at = self.titles, self.recorded_at
         else:  # this snapshot was extended before: branch off with copies
             new.ids = self.ids[:start]
-            new.decisions = self.decisions[:start]
+            new.titles = self.titles[:start]
+            new.recorded_at = self.recorded_at[:start]
             new.row_of = {i: r for i, r in self.row_of.items() if r < start}
-        count = len(batch)
 
         agents = vocab.agents
         facet_heads: dict[tuple[DecisionDomain, str, DecisionStatus], list[int]] = {}
         facet_groups: list[list[int]] = []
         tag_groups: list[list[int]] = []
         thing_groups: list[list[int]] = []
-        domain = np.empty(count, dtype=np.int8)
-        status = np.empty(count, dtype=np.int8)
-        agent = np.empty(count, dtype=np.int32)
-        recorded = np.empty(count, dtype=np.float64)
+        domain = array.array("b")
+        status = array.array("b")
+        agent = array.array("i")
+        recorded = array.array("d")
         edges_src: list[int] = []
         edges_kind: list[int] = []
         edges_target: list[str] = []
         numeric: dict[str, list[tuple[int, float]]] = {}
         key = vocab.key
-        titles = [d.title for d in batch]
-        bodies = [f"{d.statement}\n{d.rationale}" for d in batch]
+        parts: list[tuple[I32, I32, F32]] = []
+        lengths: list[I64] = []
+        row = start
+        last: Decision | None = None
 
-        for offset, decision in enumerate(batch):
-            row = start + offset
-            new.ids.append(decision.id)
-            new.row_of[decision.id] = row
-            new.decisions.append(decision)
-            domain[offset] = _DOMAIN_CODE[decision.domain]
-            status[offset] = _STATUS_CODE[decision.status]
-            agent_code = agents.get(decision.agent)
-            if agent_code is None:
-                agent_code = vocab.agent(decision.agent)
-            agent[offset] = agent_code
-            at = decision.recorded_at
-            recorded[offset] = at.timestamp() if at is not None else 0.0
-            tags = [key(f"tag:{tag}") for tag in sorted(decision.tags)] if decision.tags else []
-            tag_groups.append(tags)
-            fixed = (decision.domain, decision.agent, decision.status)
-            head = facet_heads.get(fixed)
-            if head is None:
-                head = facet_heads[fixed] = [
-                    key(f"domain:{decision.domain.value}"),
-                    key(f"agent:{decision.agent}"),
-                    key(f"status:{decision.status.value}"),
-                ]
-            facet_groups.append(head + tags)
-            if decision.elements or decision.evidence:
-                things = {key(f"element:{e}") for e in decision.elements}
-                things.update(key(f"evidence:{ev.kind.value}:{ev.ref}") for ev in decision.evidence)
-                thing_groups.append(sorted(things))
-            else:
-                thing_groups.append([])
-            for link in decision.links:
-                edges_src.append(row)
-                edges_kind.append(_LINK_CODE[link.kind])
-                edges_target.append(link.target)
-            for name, value in decision.attributes.items():
-                kind = type(value)
-                if kind is float or kind is int:
-                    numeric.setdefault(name, []).append((row, float(value)))
+        while True:
+            chunk = list(itertools.islice(stream, _CHUNK))
+            if not chunk:
+                break
+            chunk_start = row
+            for decision in chunk:
+                new.ids.append(decision.id)
+                new.row_of[decision.id] = row
+                new.titles.append(decision.title)
+                new.recorded_at.append(decision.recorded_at)
+                domain.append(_DOMAIN_CODE[decision.domain])
+                status.append(_STATUS_CODE[decision.status])
+                agent_code = agents.get(decision.agent)
+                if agent_code is None:
+                    agent_code = vocab.agent(decision.agent)
+                agent.append(agent_code)
+                at = decision.recorded_at
+                recorded.append(at.timestamp() if at is not None else 0.0)
+                tags = [key(f"tag:{tag}") for tag in sorted(decision.tags)] if decision.tags else []
+                tag_groups.append(tags)
+                fixed = (decision.domain, decision.agent, decision.status)
+                head = facet_heads.get(fixed)
+                if head is None:
+                    head = facet_heads[fixed] = [
+                        key(f"domain:{decision.domain.value}"),
+                        key(f"agent:{decision.agent}"),
+                        key(f"status:{decision.status.value}"),
+                    ]
+                facet_groups.append(head + tags)
+                if decision.elements or decision.evidence:
+                    things = {key(f"element:{e}") for e in decision.elements}
+                    things.update(
+                        key(f"evidence:{ev.kind.value}:{ev.ref}") for ev in decision.evidence
+                    )
+                    thing_groups.append(sorted(things))
+                else:
+                    thing_groups.append([])
+                for link in decision.links:
+                    edges_src.append(row)
+                    edges_kind.append(_LINK_CODE[link.kind])
+                    edges_target.append(link.target)
+                for name, value in decision.attributes.items():
+                    kind = type(value)
+                    if kind is float or kind is int:
+                        numeric.setdefault(name, []).append((row, float(value)))
+                row += 1
+            last = chunk[-1]
+            postings, chunk_lengths = _chunk_postings(
+                vocab,
+                [d.title for d in chunk],
+                [f"{d.statement}\n{d.rationale}" for d in chunk],
+                chunk_start,
+            )
+            parts.append(postings)
+            lengths.append(chunk_lengths)
+            del chunk
 
+        count = row - start
+        assert last is not None
+        batch_len = np.concatenate(lengths)
+        segment = _segment(parts, start, row, len(vocab.terms))
+        parts.clear()
         n = start + count
         new.n = n
-        new.sequence = batch[-1].sequence or self.sequence + count
-        segment, batch_len = _tokenised_segment(vocab, start, titles, bodies)
+        new.sequence = last.sequence or self.sequence + count
         vocab_size = len(vocab.terms)
-        terms = segment.terms
         segments = (*self.segments, segment)
         if len(segments) > _MAX_SEGMENTS:
             segments = (_merge(segments, vocab_size),)
         new.segments = segments
         df = np.zeros(vocab_size, dtype=np.int64)
         df[: len(self.df)] = self.df
-        df += np.bincount(terms, minlength=vocab_size)
+        df[: len(segment.indptr) - 1] += segment.counts()
         new.df = df
         new.doc_len = np.concatenate([self.doc_len, batch_len])
         new.total_len = self.total_len + int(batch_len.sum())
-        new.recorded = np.concatenate([self.recorded, recorded])
-        new.domain = np.concatenate([self.domain, domain])
-        new.status = np.concatenate([self.status, status])
-        new.agent = np.concatenate([self.agent, agent])
+        new.recorded = np.concatenate([self.recorded, np.frombuffer(recorded, dtype=np.float64)])
+        new.domain = np.concatenate([self.domain, np.frombuffer(domain, dtype=np.int8)])
+        new.status = np.concatenate([self.status, np.frombuffer(status, dtype=np.int8)])
+        new.agent = np.concatenate([self.agent, np.frombuffer(agent, dtype=np.int32)])
         new.facets = self.facets.extend(facet_groups)
         new.tags = self.tags.extend(tag_groups)
         new.things = self.things.extend(thing_groups)
@@ -409,7 +447,16 @@ class IndexSnapshot:
         index structures like the impacts: a build or an append pays for them.
         """
         size = len(self.vocab.key_names)
-        for name in ("id_rank", "superseded_rows", "demotion", "degree", "node_stats"):
+        for name in (
+            "id_rank",
+            "superseded_rows",
+            "demotion",
+            "degree",
+            "node_stats",
+            "facet_code",
+            "tag_codes",
+            "facet_bits",
+        ):
             getattr(self, name)
         for sets in (self.facets, self.things, self.tags):
             self._key_stats(sets)
@@ -422,12 +469,16 @@ class IndexSnapshot:
         """Every posting's BM25 impact under this snapshot's corpus statistics (vectorised)."""
         df = self.df.astype(np.float64)
         self.idfs = np.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
-        idf_k1 = self.idfs * (K1 + 1.0)
-        norm = self.norm
+        # float32 impacts: half the memory, and ample precision for a ranking.
+        idf_k1 = (self.idfs * (K1 + 1.0)).astype(np.float32)
+        norm = self.norm.astype(np.float32)
         impacts = []
         for segment in self.segments:
             tfs = segment.tfs
-            impacts.append(idf_k1[segment.terms] * tfs / (tfs + norm[segment.docs]))
+            impact = np.add(tfs, norm[segment.docs])
+            np.divide(tfs, impact, out=impact)
+            impact *= np.repeat(idf_k1[: len(segment.indptr) - 1], segment.counts())
+            impacts.append(impact)
         self.segment_impacts = tuple(impacts)
 
     # -- text ------------------------------------------------------------------------
@@ -445,15 +496,21 @@ class IndexSnapshot:
 
     def holds(self, terms: list[int], rows: I64) -> Bool:
         """``found[i, j]``: whether row ``rows[j]`` holds ``terms[i]``."""
-        wanted = ((np.array(terms, dtype=np.int64) << 32)[:, None] | rows[None, :]).ravel()
-        found = np.zeros(len(wanted), dtype=np.bool_)
+        found = np.zeros((len(terms), len(rows)), dtype=np.bool_)
         for segment in self.segments:
-            keys = segment.keys
-            found |= keys.take(keys.searchsorted(wanted), mode="clip") == wanted
-        return found.reshape(len(terms), len(rows))
+            inside = (rows >= segment.start) & (rows < segment.stop)
+            if not inside.any():
+                continue
+            for i, term in enumerate(terms):
+                lo, hi = segment.span(term)
+                if hi > lo:
+                    docs = segment.docs[lo:hi]  # ascending
+                    at = docs.searchsorted(rows).clip(max=hi - lo - 1)
+                    found[i] |= inside & (docs[at] == rows)
+        return found
 
     @functools.cached_property
-    def _postings(self) -> tuple[tuple[I64, I64, F64], ...]:
+    def _postings(self) -> tuple[tuple[I64, I64, F32], ...]:
         """Per segment: term offsets, rows and impacts."""
         return tuple(
             (segment.indptr, segment.docs, impacts)
@@ -482,17 +539,16 @@ class IndexSnapshot:
                     lo = indptr[term]
                     hi = indptr[term + 1]
                     if hi > lo:
-                        values = impacts[lo:hi]
-                        if weight != 1.0:
-                            if len(scratch) < hi - lo:
-                                scratch = np.empty(max(hi - lo, 2 * len(scratch)))
-                            values = np.multiply(values, weight, out=scratch[: hi - lo])
+                        # Weighted into float64 scratch: numpy's scatter-add takes its
+                        # fast path only when the values match the scores' type.
+                        if len(scratch) < hi - lo:
+                            scratch = np.empty(max(hi - lo, 2 * len(scratch)))
+                        values = np.multiply(impacts[lo:hi], weight, out=scratch[: hi - lo])
                         add(scores, docs[lo:hi], values)
         return scores, bound
 
-    def term_counts(self, row: int) -> dict[int, float]:
-        """The weighted term frequencies of one decision (from its text)."""
-        decision = self.decisions[row]
+    def term_counts(self, decision: Decision) -> dict[int, float]:
+        """The weighted term frequencies of a stored decision's text (words it indexed)."""
         vocab = self.vocab
         title = [t for t in vocab.term_ids(_WORD.findall(decision.title.lower())) if t >= 0]
         body_text = f"{decision.statement}\n{decision.rationale}"
@@ -511,6 +567,100 @@ class IndexSnapshot:
         rank = np.empty(self.n, dtype=np.int64)
         rank[order] = np.arange(self.n)
         return rank
+
+    @functools.cached_property
+    def facet_code(self) -> I64:
+        """Per decision, one code for (agent, domain, status, superseded): facets count at once."""
+        code = self.agent.astype(np.int64) * len(DOMAINS) + self.domain
+        code *= len(STATUSES)
+        code += self.status
+        code *= 2
+        code += self.superseded
+        return code
+
+    def facet_counts(self, rows: I64) -> tuple[I64, I64, I64, I64]:
+        """Counts per agent, domain, status and superseded flag over ``rows``."""
+        shape = (max(len(self.vocab.agent_names), 1), len(DOMAINS), len(STATUSES), 2)
+        flat = np.bincount(self.facet_code[rows], minlength=int(np.prod(shape)))
+        counts = flat[: int(np.prod(shape))].reshape(shape)
+        return (
+            counts.sum(axis=(1, 2, 3)),
+            counts.sum(axis=(0, 2, 3)),
+            counts.sum(axis=(0, 1, 3)),
+            counts.sum(axis=(0, 1, 2)),
+        )
+
+    @functools.cached_property
+    def tag_codes(self) -> tuple[I32, list[str]]:
+        """Dense tag codes per stored tag (CSR order of :attr:`tags`) and their tag names."""
+        present, codes = np.unique(self.tags.keys, return_inverse=True)
+        names = self.vocab.key_names
+        return codes.astype(np.int32), [names[k].removeprefix("tag:") for k in present.tolist()]
+
+    def tag_counts(self, rows: I64) -> I64:
+        """How many of ``rows`` hold each tag (by dense tag code)."""
+        codes, names = self.tag_codes
+        indptr = self.tags.indptr
+        starts = indptr[rows]
+        lengths = indptr[rows + 1] - starts
+        total = int(lengths.sum())
+        if not total:
+            return np.zeros(len(names), dtype=np.int64)
+        # Positions of every tag of ``rows``: each row's start, then +1 within it.
+        offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+        offsets += np.arange(total)
+        result: I64 = np.bincount(codes[offsets], minlength=len(names))
+        return result
+
+    @functools.cached_property
+    def facet_labels(self) -> list[tuple[str, str]]:
+        """Every facet value as (facet, value): domains, statuses, superseded, agents, tags."""
+        return (
+            [("domain", d.value) for d in DOMAINS]
+            + [("status", s.value) for s in STATUSES]
+            + [("status", "superseded")]
+            + [("agent", a) for a in self.vocab.agent_names[: self._agents]]
+            + [("tags", t) for t in self.tag_codes[1]]
+        )
+
+    @functools.cached_property
+    def _agents(self) -> int:
+        return int(self.agent.max()) + 1 if self.n else 0
+
+    @functools.cached_property
+    def facet_bits(self) -> U64 | None:
+        """One packed bit row per facet value (:attr:`facet_labels`), or ``None`` if too many.
+
+        Counting the matches holding a value is then a popcount of
+        ``bits & packed(match)``: a few thousand words per value.
+        """
+        labels = self.facet_labels
+        if len(labels) > _PACKED_VALUES or not self.n:
+            return None
+        dense = np.zeros((len(labels), self.n), dtype=np.bool_)
+        everyone = np.arange(self.n)
+        dense[self.domain, everyone] = True
+        offset = len(DOMAINS)
+        dense[offset + self.status, everyone] = True
+        offset += len(STATUSES)
+        dense[offset] = self.superseded
+        offset += 1
+        dense[offset + self.agent, everyone] = True
+        offset += self._agents
+        dense[offset + self.tag_codes[0], self.tags.owner] = True
+        return packed_words(dense)
+
+    def value_counts(self, match: Bool) -> I64:
+        """How many rows of ``match`` hold each facet value (:attr:`facet_labels` order)."""
+        bits = self.facet_bits
+        if bits is not None:
+            counted: I64 = popcount(bits & packed_words(match)).sum(axis=1, dtype=np.int64)
+            return counted
+        rows = np.flatnonzero(match)
+        agents, domains, statuses, superseded = self.facet_counts(rows)
+        return np.concatenate(
+            [domains, statuses, superseded[1:], agents[: self._agents], self.tag_counts(rows)]
+        ).astype(np.int64)
 
     @functools.cached_property
     def superseded(self) -> Bool:
@@ -628,6 +778,34 @@ class IndexSnapshot:
         return scale
 
 
+_PACKED_VALUES: Final = 256
+"""Up to this many facet values, facets are counted on packed bit rows."""
+_POPCOUNT: Final = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+
+
+def packed_words(bits: Bool) -> U64:
+    """Bits along the last axis packed into 64-bit words (zero-padded)."""
+    packed = np.packbits(bits, axis=-1)
+    pad = (-packed.shape[-1]) % 8
+    if pad:
+        widths = [(0, 0)] * (packed.ndim - 1) + [(0, pad)]
+        packed = np.pad(packed, widths)
+    words: U64 = packed.view(np.uint64)
+    return words
+
+
+def popcount(words: U64) -> I64:
+    """Set bits per word (``np.bitwise_count`` where numpy has it)."""
+    count = getattr(np, "bitwise_count", None)
+    if count is not None:
+        result: I64 = count(words)
+        return result
+    as_bytes = words.view(np.uint8)
+    per_byte = _POPCOUNT[as_bytes].reshape(*words.shape, 8)
+    summed: I64 = per_byte.sum(axis=-1, dtype=np.int64)
+    return summed
+
+
 def _UNSEEN_IDF(n: int) -> float:
     return float(np.log(1.0 + (n + 0.5) / 0.5))
 
@@ -686,30 +864,44 @@ def _chunk_words(vocab: Vocabulary, texts: list[str]) -> tuple[I64, I64]:
     return ids[kept], rows[kept]
 
 
-def _tokenised_segment(
-    vocab: Vocabulary, start: int, titles: list[str], bodies: list[str]
-) -> tuple[_Segment, I64]:
-    """Postings and lengths of a batch, counted in bulk (title words count twice).
+def _chunk_postings(
+    vocab: Vocabulary, titles: list[str], bodies: list[str], first_row: int
+) -> tuple[tuple[I32, I32, F32], I64]:
+    """Postings (term, row, tf) of a chunk, term-major with rows ascending, and its lengths.
 
-    Every word of the batch goes through one dictionary lookup; the (term, row)
-    pairs are counted after one sort, whose order is the segment's term-major
-    order with rows ascending.
+    Every word goes through one dictionary lookup; the (term, row) pairs are
+    counted after one sort (title words count twice).
     """
-    count = len(titles)
+    size = len(titles)
     title_ids, title_rows = _words(vocab, titles)
     body_ids, body_rows = _words(vocab, bodies)
-    title_keys = title_ids * count + title_rows
-    body_keys = body_ids * count + body_rows
-    keys, tfs = _counted(np.concatenate([*(title_keys,) * TITLE_WEIGHT, body_keys]))
-    vocab_size = len(vocab.terms)
-    terms = (keys // max(count, 1)).astype(np.int32)
-    docs = (keys % max(count, 1) + start).astype(np.int32)
-    lengths = np.bincount(docs - start, weights=tfs.astype(np.float64), minlength=count).astype(
-        np.int64
+    keys, tfs = _counted(
+        np.concatenate(
+            [*(title_ids * size + title_rows,) * TITLE_WEIGHT, body_ids * size + body_rows]
+        )
     )
-    indptr = np.zeros(vocab_size + 1, dtype=np.int64)
-    np.cumsum(np.bincount(terms, minlength=vocab_size), out=indptr[1:])
-    return _Segment(start, start + count, indptr, docs, tfs.astype(np.float64)), lengths
+    rows = (keys % size).astype(np.int32)
+    lengths = np.bincount(rows, weights=tfs, minlength=size).astype(np.int64)
+    postings = ((keys // size).astype(np.int32), rows + np.int32(first_row), tfs.astype(np.float32))
+    return postings, lengths
+
+
+def _segment(parts: list[tuple[I32, I32, F32]], start: int, stop: int, vocab_size: int) -> _Segment:
+    """One segment from chunks' postings (chunks in row order)."""
+    if len(parts) == 1:
+        terms, docs, tfs = parts[0]
+        indptr = np.zeros(vocab_size + 1, dtype=np.int64)
+        np.cumsum(np.bincount(terms, minlength=vocab_size), out=indptr[1:])
+        return _Segment(start, stop, indptr, docs, tfs)
+    # A stable sort by term keeps each term's rows ascending across chunks.
+    return _Segment.from_coo(
+        start,
+        stop,
+        vocab_size,
+        np.concatenate([p[0] for p in parts]),
+        np.concatenate([p[1] for p in parts]),
+        np.concatenate([p[2] for p in parts]),
+    )
 
 
 def _counted(values: I64) -> tuple[I64, I64]:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import collections
 import enum
 import html
-import itertools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Iterator, Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import Any, Final, TypeVar
 
 import attrs
 
@@ -38,6 +36,7 @@ from semreport.domain._values import (
     Tag,
     format_path,
 )
+from semreport.search.signals import SIGNAL_NAMES
 from semreport.wire import converter, from_wire
 
 __all__ = [
@@ -47,8 +46,10 @@ __all__ = [
     "MAX_TEXT",
     "SIGNAL_NAMES",
     "AttributeSummary",
+    "Counts",
     "Criteria",
     "Exemplar",
+    "FacetCounts",
     "FacetSelection",
     "Filters",
     "Hit",
@@ -73,8 +74,6 @@ MAX_LIMIT: Final = MAX_PAGE_SIZE
 """The largest page size (:data:`semreport.limits.MAX_PAGE_SIZE`)."""
 DEFAULT_LIMIT: Final = 10
 """The page size when none is given."""
-SIGNAL_NAMES: Final = ("text", "terms", "facets", "attributes", "graph", "recency")
-"""Every signal the heuristic scorer offers, in explanation order."""
 
 
 class StatusFilter(enum.StrEnum):
@@ -195,13 +194,6 @@ class Filters:
         )
 
 
-NO_FILTERS: Final = Filters()
-"""Filters that keep every decision."""
-NO_PREFERENCE: Final = FacetSelection()
-"""No preferred facet values."""
-_EMPTY: Final[FrozenDict[str, float]] = FrozenDict()
-
-
 @attrs.frozen
 class Criteria:
     """What :meth:`~semreport.SemReport.find` looks for.
@@ -215,6 +207,8 @@ class Criteria:
         superseded: How superseded decisions are treated.
         limit: Page size, 1 to 100.
         cursor: The ``next_cursor`` of the previous page.
+        min_score: Drop hits scoring below this (0 to 1).
+        explain: Explain every hit (``False``: empty explanations, a little faster).
     """
 
     text: str = ""
@@ -227,6 +221,8 @@ class Criteria:
     )
     limit: int = DEFAULT_LIMIT
     cursor: str | None = None
+    min_score: float = 0.0
+    explain: bool = True
 
 
 @attrs.frozen
@@ -264,17 +260,21 @@ class Exemplar:
         superseded: How superseded decisions are treated.
         limit: Page size, 1 to 100.
         cursor: The ``next_cursor`` of the previous page.
+        min_score: Drop hits scoring below this (0 to 1).
+        explain: Explain every hit (``False``: empty explanations, a little faster).
     """
 
     decision_id: Identifier | None = None
     decision: PartialDecision | None = None
-    filters: Filters = attrs.field(default=NO_FILTERS)
-    weights: Mapping[str, float] = attrs.field(default=_EMPTY, converter=_frozen_mapping)
+    filters: Filters = attrs.field(factory=Filters)
+    weights: Mapping[str, float] = attrs.field(factory=FrozenDict, converter=_frozen_mapping)
     superseded: SupersededPolicy = attrs.field(
         default=SupersededPolicy.DEMOTE, converter=SupersededPolicy
     )
     limit: int = DEFAULT_LIMIT
     cursor: str | None = None
+    min_score: float = 0.0
+    explain: bool = True
 
 
 # -- results ---------------------------------------------------------------------------
@@ -302,122 +302,115 @@ class SignalContribution:
     evidence: FrozenDict[str, JsonValue] = attrs.field(factory=FrozenDict)
 
 
-class _Deferred:
-    """Lets a result build some of its fields when they are first read.
-
-    A search ranks a page, but many callers read only the ids and scores, and
-    few ask for the next page. A result made by a ``_deferred`` constructor
-    leaves the slots named in ``_DEFERRED`` empty and holds a function that,
-    given the result and the name read, returns values for that field (and
-    possibly others). The first read of an empty slot (directly, or through
-    ``==``, ``hash``, ``repr``, pickling or the wire form) fills them. The
-    values are the same whenever they are built: the function reads only
-    immutable state (the index snapshot the search used, the query and the
-    scorer's key). Once every deferred field is filled, the function is let go.
-    """
-
-    __slots__ = ("_build",)
-    _DEFERRED: tuple[str, ...] = ()
-
-    if not TYPE_CHECKING:  # keep attribute typos visible to type checkers
-
-        def __getattr__(self, name: str) -> Any:
-            # Reached only when normal lookup fails: here, an empty slot.
-            if name not in self._DEFERRED:
-                raise AttributeError(name)
-            build: Callable[[Any, str], dict[str, Any]] = object.__getattribute__(self, "_build")
-            values = build(self, name)
-            for field, value in values.items():
-                object.__setattr__(self, field, value)
-            if len(values) == len(self._DEFERRED):
-                object.__setattr__(self, "_build", None)  # let go of what it read
-            return values[name]
-
-
 @attrs.frozen
-class Hit(_Deferred):
-    """One ranked decision with its explanation.
+class Hit:
+    """One ranked decision: what it is, its score and why.
 
     Attributes:
         decision_id: The decision.
         score: The score in [0, 1]: the sum of the contributions.
-        title: The decision's title, for display.
+        title: The decision's title.
+        domain: The decision's domain.
+        status: The decision's stored status (see ``superseded``).
+        agent: The agent that made the decision.
+        recorded_at: When the decision was recorded.
         superseded: Whether another decision supersedes it.
         demotion: The factor applied for being superseded (1.0 when not demoted).
-        explanation: One entry per active signal.
-
-    A search fills ``title``, ``superseded``, ``demotion`` and ``explanation``
-    when one of them is first read, from the index snapshot it ranked with, so
-    callers that only need ids and scores do not pay for them; until the
-    explanation is read, the hit keeps that snapshot alive.
+        explanation: One entry per active signal, in signal order; empty when the
+            request asked for no explanations (``explain`` false).
     """
-
-    _DEFERRED = ("title", "superseded", "demotion", "explanation")
 
     decision_id: str
     score: float
     title: str
+    domain: DecisionDomain
+    status: DecisionStatus
+    agent: str
+    recorded_at: datetime | None
     superseded: bool
-    demotion: float
-    explanation: tuple[SignalContribution, ...]
-
-    @classmethod
-    def _deferred(
-        cls,
-        decision_ids: list[str],
-        scores: list[float],
-        build: Callable[[Hit, str], dict[str, Any]],
-    ) -> tuple[Hit, ...]:
-        """A page of hits whose other fields ``build(hit, name)`` fills on first read.
-
-        ``build`` returns the value of the field read and may return others; when
-        it returns every deferred field, the hit lets go of it. The slots are
-        filled column by column with ``map``, so building a page runs no Python
-        frame per hit.
-        """
-        hits = list(map(object.__new__, itertools.repeat(cls, len(decision_ids))))
-        for name, values in (
-            ("decision_id", decision_ids),
-            ("score", scores),
-            ("_build", itertools.repeat(build)),
-        ):
-            collections.deque(map(_SLOTS[name].__set__, hits, values), maxlen=0)
-        return tuple(hits)
+    demotion: float = 1.0
+    explanation: tuple[SignalContribution, ...] = ()
 
     def contribution(self, signal: str) -> SignalContribution | None:
-        """The explanation entry of ``signal``, if it was active."""
+        """The explanation entry of ``signal``, if it was active and explained."""
         for entry in self.explanation:
             if entry.signal == signal:
                 return entry
         return None
 
 
-_SLOTS: Final = {
-    name: getattr(cls, name)
-    for cls, names in (
-        (Hit, ("decision_id", "score")),
-        (_Deferred, ("_build",)),
-    )
-    for name in names
-}
-"""The slot descriptors :meth:`Hit._deferred` fills (they bypass the frozen ``__setattr__``)."""
+class Counts(Mapping[str, int]):
+    """Read-only counts per value, most frequent first, ties by value (hashable, picklable)."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, counts: Mapping[str, int] | None = None) -> None:
+        pairs = (counts or {}).items()
+        self._items = dict(sorted(pairs, key=lambda item: (-item[1], item[0])))
+
+    def __getitem__(self, key: str) -> int:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._items.items()))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Mapping):
+            return dict(self._items) == dict(other.items())
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"Counts({self._items!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Counts, (self._items,))
+
+
+def _counts(value: Mapping[str, int]) -> Counts:
+    return value if isinstance(value, Counts) else Counts(value)
 
 
 @attrs.frozen
-class SearchResult(_Deferred):
-    """A page of ranked, explained hits.
+class FacetCounts:
+    """How many matching decisions hold each facet value (every match, not only the page).
+
+    Each mapping runs from the most frequent value down, ties by value. The
+    ``domain`` counts add up to the result's ``total``; ``status`` counts stored
+    statuses and adds ``superseded`` for the superseded matches.
+
+    Attributes:
+        domain: Domain -> matches.
+        status: Status (and ``superseded``) -> matches.
+        agent: Agent -> matches.
+        tags: Tag -> matches holding it.
+    """
+
+    domain: Counts = attrs.field(factory=Counts, converter=_counts)
+    status: Counts = attrs.field(factory=Counts, converter=_counts)
+    agent: Counts = attrs.field(factory=Counts, converter=_counts)
+    tags: Counts = attrs.field(factory=Counts, converter=_counts)
+
+
+@attrs.frozen
+class SearchResult:
+    """A page of ranked hits, with how many decisions match and their facet counts.
 
     Attributes:
         project_id: The project searched.
         as_of_sequence: The Decision Memory sequence the search saw.
         hits: The page, best first (score descending, then decision id).
-        total: How many decisions passed the filters.
+        total: How many decisions match: exactly those that can appear on some page.
         next_cursor: Pass as ``cursor`` for the next page; ``None`` on the last page.
-            A search signs it when it is first read.
         scorer: Who scored: ``heuristic``, its version, ``model_inference: false``.
+        facets: Facet counts over every match.
+        explained: Whether the hits carry explanations (the request's ``explain``).
     """
-
-    _DEFERRED = ("next_cursor",)
 
     project_id: str
     as_of_sequence: int
@@ -425,27 +418,8 @@ class SearchResult(_Deferred):
     total: int
     next_cursor: str | None
     scorer: ScorerInfo
-
-    @classmethod
-    def _deferred(  # noqa: PLR0917 - internal, positional for speed
-        cls,
-        project_id: str,
-        as_of_sequence: int,
-        hits: tuple[Hit, ...],
-        total: int,
-        cursor: Callable[[SearchResult, str], dict[str, Any]],
-        scorer: ScorerInfo,
-    ) -> SearchResult:
-        """A page with a next page, whose cursor ``cursor(result, name)`` signs on first read."""
-        result = object.__new__(cls)
-        set_ = object.__setattr__
-        set_(result, "project_id", project_id)
-        set_(result, "as_of_sequence", as_of_sequence)
-        set_(result, "hits", hits)
-        set_(result, "total", total)
-        set_(result, "scorer", scorer)
-        set_(result, "_build", cursor)
-        return result
+    facets: FacetCounts = attrs.field(factory=FacetCounts)
+    explained: bool = True
 
     def __len__(self) -> int:
         return len(self.hits)
@@ -472,7 +446,8 @@ class SearchResult(_Deferred):
             flag = " <em>(superseded)</em>" if hit.superseded else ""
             rows.append(
                 f"<tr><td>{rank}</td><td><code>{esc(hit.decision_id)}</code></td>"
-                f"<td>{esc(hit.title)}{flag}</td><td>{hit.score:.3f}</td>"
+                f"<td>{esc(hit.title)}{flag}</td><td>{esc(hit.domain.value)}</td>"
+                f"<td>{esc(hit.status.value)}</td><td>{hit.score:.3f}</td>"
                 f"<td>{bars}<br><small>{signals}</small></td></tr>"
             )
         legend = " ".join(
@@ -481,11 +456,12 @@ class SearchResult(_Deferred):
         )
         return (
             f"<div><p><strong>{len(self.hits)}</strong> of <strong>{self.total}</strong> "
-            f"decisions of <code>{esc(self.project_id)}</code> as of sequence "
+            f"matching decisions of <code>{esc(self.project_id)}</code> as of sequence "
             f"{self.as_of_sequence}; scorer <code>{esc(self.scorer.name)}</code> "
             f"{esc(self.scorer.version)}, model inference: "
             f"{'yes' if self.scorer.model_inference else 'no'}.</p>"
-            "<table><thead><tr><th>#</th><th>decision</th><th>title</th><th>score</th>"
+            "<table><thead><tr><th>#</th><th>decision</th><th>title</th><th>domain</th>"
+            "<th>status</th><th>score</th>"
             f"<th>contributions</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
             f"<p><small>{legend}</small></p></div>"
         )
@@ -572,12 +548,13 @@ def _non_negative(value: object) -> bool:
     )
 
 
-def _check_common(
+def _check_common(  # noqa: PLR0917 - internal
     errors: list[FieldError],
     weights: Mapping[str, float],
     filters: Filters,
     limit: object,
     cursor: object,
+    min_score: object,
 ) -> None:
     for name, weight in weights.items():
         if name not in SIGNAL_NAMES:
@@ -593,6 +570,8 @@ def _check_common(
         errors.append(FieldError("$.limit", f"must be an integer from 1 to {MAX_LIMIT}"))
     if cursor is not None and not isinstance(cursor, str):
         errors.append(FieldError("$.cursor", "must be a string"))
+    if not _non_negative(min_score) or not min_score <= 1:  # type: ignore[operator]
+        errors.append(FieldError("$.min_score", "must be a number from 0 to 1"))
     if len(filters) > MAX_FILTER_VALUES:
         errors.append(
             FieldError(
@@ -607,41 +586,25 @@ def _check_common(
         errors.append(FieldError("$.filters.recorded", "after is later than before"))
 
 
-_SIMPLE: Final = frozenset({"text", "limit", "cursor"})
+_PLAIN_TYPES: Final = {
+    "text": (str,),
+    "limit": (int,),
+    "cursor": (str, type(None)),
+    "explain": (bool,),
+}
 
 
-def _simple_criteria(data: Mapping[str, Any]) -> Criteria | None:
-    """Build criteria holding only text, limit and cursor directly (the common case).
+def _plain_criteria(data: Mapping[str, Any]) -> Criteria | None:
+    """Criteria from a search box's request (text, limit, cursor, explain), without the converter.
 
-    The general path through the converter gives an equal object; this one
-    skips its machinery for the request a search box sends, and shares the
-    default filters, weights and preferences instead of building new ones.
+    Gives what the converter gives for these plain types (the checks follow
+    either way); any other key or type takes the converter, which reports it.
     """
-    if not _SIMPLE.issuperset(data):
-        return None
-    text = data.get("text", "")
-    limit = data.get("limit", DEFAULT_LIMIT)
-    cursor = data.get("cursor")
-    if (
-        type(text) is not str
-        or type(limit) is not int
-        or not (cursor is None or type(cursor) is str)
-    ):
-        return None
-    return Criteria(
-        text, NO_FILTERS, _EMPTY, _EMPTY, NO_PREFERENCE, SupersededPolicy.DEMOTE, limit, cursor
-    )
-
-
-def is_plain(criteria: Criteria) -> bool:
-    """Whether the criteria share the default filters, weights and preferences (by identity)."""
-    return (
-        criteria.filters is NO_FILTERS
-        and criteria.weights is _EMPTY
-        and criteria.near is _EMPTY
-        and criteria.prefer is NO_PREFERENCE
-        and criteria.superseded is SupersededPolicy.DEMOTE
-    )
+    for key, value in data.items():
+        types = _PLAIN_TYPES.get(key)
+        if types is None or type(value) not in types:
+            return None
+    return Criteria(**data)
 
 
 def parse_criteria(data: Criteria | Mapping[str, Any]) -> Criteria:
@@ -652,14 +615,20 @@ def parse_criteria(data: Criteria | Mapping[str, Any]) -> Criteria:
     """
     if not isinstance(data, Criteria | Mapping):
         raise InvalidRequest.at("$", "criteria must be a Criteria or a JSON object")
-    simple = _simple_criteria(data) if isinstance(data, Mapping) else None
-    if simple is not None and len(simple.text) <= MAX_TEXT and 1 <= simple.limit <= MAX_LIMIT:
-        return simple  # nothing else to check: no weights, filters, targets or preferences
-    criteria = simple if simple is not None else from_wire(data, Criteria)
+    criteria = _plain_criteria(data) if isinstance(data, Mapping) else None
+    if criteria is None:
+        criteria = from_wire(data, Criteria)
     errors: list[FieldError] = _repeated(data, _CRITERIA_SETS)
     if len(criteria.text) > MAX_TEXT:
         errors.append(FieldError("$.text", f"at most {MAX_TEXT} characters"))
-    _check_common(errors, criteria.weights, criteria.filters, criteria.limit, criteria.cursor)
+    _check_common(
+        errors,
+        criteria.weights,
+        criteria.filters,
+        criteria.limit,
+        criteria.cursor,
+        criteria.min_score,
+    )
     if len(criteria.prefer) > MAX_FILTER_VALUES:
         errors.append(FieldError("$.prefer", f"at most {MAX_FILTER_VALUES} values"))
     if len(criteria.near) > MAX_FILTER_VALUES:
@@ -706,7 +675,14 @@ def parse_exemplar(data: Exemplar | Mapping[str, Any]) -> Exemplar:
         errors.append(FieldError("$.decision_id", "give exactly one of decision_id and decision"))
     if exemplar.decision is not None:
         errors.extend(_exemplar_problems(exemplar.decision))
-    _check_common(errors, exemplar.weights, exemplar.filters, exemplar.limit, exemplar.cursor)
+    _check_common(
+        errors,
+        exemplar.weights,
+        exemplar.filters,
+        exemplar.limit,
+        exemplar.cursor,
+        exemplar.min_score,
+    )
     if errors:
         raise InvalidRequest(errors)
     return exemplar
@@ -756,3 +732,6 @@ def _unstructure_filters(filters: Filters) -> dict[str, Any]:
 
 
 converter.register_unstructure_hook(Filters, _unstructure_filters)
+
+
+converter.register_unstructure_hook(Counts, dict)

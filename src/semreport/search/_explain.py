@@ -1,0 +1,69 @@
+"""Hits and their explanations, built for one page at once."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from semreport.search._index import DEMOTION, DOMAINS, F64, I64, STATUSES, IndexSnapshot
+from semreport.search._models import Hit, SignalContribution
+from semreport.search._ranking import Weighted
+
+__all__ = ["page_hits"]
+
+
+def page_hits(
+    snap: IndexSnapshot,
+    rows: I64,
+    scores: F64,
+    active: Sequence[Weighted],
+    *,
+    demote: bool,
+    explain: bool,
+) -> tuple[Hit, ...]:
+    """The page's hits, each with its explanation when ``explain`` (else an empty one).
+
+    Each signal computes its values and evidence for the whole page in one call;
+    a contribution is ``weight * normalised * demotion``.
+    """
+    row_list: list[int] = rows.tolist()
+    superseded: list[bool] = snap.superseded[rows].tolist()
+    factors = [DEMOTION if demote and s else 1.0 for s in superseded]
+    columns: list[list[SignalContribution]] = []
+    if explain and row_list:
+        factor_array = np.array(factors)
+        for signal in active:
+            normalised, raw = signal.prepared.values(rows)
+            contributions = (signal.weight * normalised * factor_array).tolist()
+            evidence = signal.prepared.explain(row_list)
+            columns.append(
+                [
+                    SignalContribution(signal.name, r, v, signal.weight, c, e)
+                    for r, v, c, e in zip(
+                        raw.tolist(), normalised.tolist(), contributions, evidence, strict=True
+                    )
+                ]
+            )
+    explanations = list(zip(*columns, strict=True)) if columns else [()] * len(row_list)
+    titles, recorded_at, agents = snap.titles, snap.recorded_at, snap.vocab.agent_names
+    domains: list[int] = snap.domain[rows].tolist()
+    statuses: list[int] = snap.status[rows].tolist()
+    agent_codes: list[int] = snap.agent[rows].tolist()
+    hits = []
+    for i, row in enumerate(row_list):
+        hits.append(
+            Hit(
+                decision_id=snap.ids[row],
+                score=float(scores[i]),
+                title=titles[row],
+                domain=DOMAINS[domains[i]],
+                status=STATUSES[statuses[i]],
+                agent=agents[agent_codes[i]],
+                recorded_at=recorded_at[row],
+                superseded=superseded[i],
+                demotion=factors[i],
+                explanation=tuple(explanations[i]),
+            )
+        )
+    return tuple(hits)

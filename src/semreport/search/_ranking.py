@@ -1,0 +1,223 @@
+"""Ranking: top-k selection by (score descending, id ascending), and branch-and-bound pruning.
+
+A score is the weighted sum of the active signals' normalised values (the
+weights add up to 1), times the demotion factor. Every function here computes
+a row's score by the same element-wise arithmetic, so a row's score never
+depends on which other rows were scored with it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Final
+
+import attrs
+import numpy as np
+
+from semreport.search._index import F64, I64, Bool, IndexSnapshot
+from semreport.search.signals import Prepared
+from semreport.search.signals.text import Bm25
+
+__all__ = ["PRUNE_FROM", "Weighted", "best_of", "exact", "pruned", "text_only", "top"]
+
+PRUNE_FROM: Final = 4096
+"""Projects at least this large rank a first page by bounds instead of scoring every row."""
+_SAMPLE: Final = 1024
+"""About how many rows :func:`sampled_floor` looks at."""
+_SORT_UP_TO: Final = 512
+
+
+@attrs.frozen
+class Weighted:
+    """An active signal's state and its effective weight (the active weights add up to 1)."""
+
+    name: str
+    prepared: Prepared
+    weight: float
+
+
+def dense_scores(active: Sequence[Weighted], demotion: F64 | None, keep: I64 | None) -> F64:
+    """Every kept row's score (``keep`` ``None``: every row)."""
+    if len(active) == 1 and active[0].weight == 1.0:
+        values = active[0].prepared.dense()
+        score: F64 = values.copy() if keep is None else values[keep]
+    else:
+        size = active[0].prepared.size() if keep is None else len(keep)
+        score = np.zeros(size)
+        for signal in active:
+            values = signal.prepared.dense()
+            score += signal.weight * (values if keep is None else values[keep])
+    if demotion is not None:
+        score *= demotion if keep is None else demotion[keep]
+    return score
+
+
+def exact(active: Sequence[Weighted], demotion: F64 | None, rows: I64) -> F64:
+    """Scores of ``rows``, by the same element-wise arithmetic as :func:`dense_scores`."""
+    if len(active) == 1 and active[0].weight == 1.0:
+        score: F64 = active[0].prepared.values(rows)[0].copy()
+    else:
+        score = np.zeros(len(rows))
+        for signal in active:
+            score += signal.weight * signal.prepared.values(rows)[0]
+    if demotion is not None:
+        score *= demotion[rows]
+    return score
+
+
+def top(score: F64, mask: Bool | None, rank: I64, k: int, floor: float = 0.0) -> I64:
+    """The ``k`` best rows by (score descending, id ascending) among ``mask``, in order.
+
+    ``floor`` (at most the ``k``-th best score) lets only the rows at or above it
+    be partitioned. Without one, a large project takes the ``k``-th best score of
+    an evenly spaced sample of its rows: the sampled rows are real scores among
+    ``mask``, so ``k`` rows reach that value and it bounds the ``k``-th best from
+    below. Zero-score rows fill up a short page in id order.
+    """
+    if floor <= 0 and len(score) >= 4 * _SAMPLE:
+        floor = sampled_floor(score, mask, k)
+    if floor > 0:
+        candidates = np.flatnonzero(score >= floor)
+        if mask is not None:
+            candidates = candidates[mask[candidates]]
+        if len(candidates) >= k:
+            result_: I64 = _best(score, candidates, rank, k).astype(np.int64)
+            return result_
+    positive = score > 0
+    if mask is not None:
+        positive &= mask
+    rows = _best(score, np.flatnonzero(positive), rank, k)
+    if len(rows) < k:
+        rest = ~positive if mask is None else mask & ~positive
+        zero = np.flatnonzero(rest)
+        need = k - len(rows)
+        if len(zero) > need:
+            zero = zero[np.argpartition(rank[zero], need - 1)[:need]]
+        zero = zero[np.argsort(rank[zero])]
+        rows = np.concatenate([rows, zero])
+    result: I64 = rows.astype(np.int64)
+    return result
+
+
+def pruned(
+    snap: IndexSnapshot, active: Sequence[Weighted], mask: Bool | None, demote: bool, k: int
+) -> tuple[I64, F64] | None:
+    """The ``k`` best rows among ``mask`` and their scores, scoring only rows that can make it.
+
+    The lead signals (text, terms, the exemplar's facets and graph) are dense; every
+    other signal's normalised value is at most its bound, so a row's score is at most
+    ``lead(row) + slack`` with ``slack`` the other signals' weighted bounds (demotion only
+    lowers it). The best rows by lead alone are scored exactly; the ``k``-th of
+    those exact scores bounds the ``k``-th best score from below, and only rows
+    whose upper bound reaches it are scored. When the slack is too wide for that
+    to prune, the other signals join the leads one at a time (computed densely,
+    which the fallback would do anyway), shrinking the slack. Returns ``None``
+    (score every row) when no bound prunes enough.
+    """
+    leads = [s for s in active if s.prepared.lead]
+    rest = [s for s in active if not s.prepared.lead]
+    if not leads or not rest:
+        return None
+    demotion = snap.demotion if demote else None
+    rank = snap.id_rank
+    floor = 0.0
+    partial = np.zeros(snap.n)
+    for signal in leads:
+        partial += signal.weight * signal.prepared.dense()
+    while True:
+        slack = math.fsum(s.weight * s.prepared.bound for s in rest)
+        # More seeds than k: the k-th best exact score among them is a tighter floor.
+        seeds = top(partial, mask, rank, 4 * k + 16)
+        if len(seeds) < k:
+            return None
+        seed_scores = exact(active, demotion, seeds)
+        # Any earlier floor stays a valid lower bound of the k-th best score.
+        floor = max(floor, float(np.partition(seed_scores, len(seeds) - k)[len(seeds) - k]))
+        if floor - slack > 0:
+            # A margin keeps every row whose bound reaches the floor despite rounding.
+            reach = partial >= (floor - slack) * (1.0 - 1e-9)
+            if np.count_nonzero(reach) <= snap.n // 4:  # counting is cheaper than listing
+                candidates = np.flatnonzero(reach)
+                break
+        if not rest:
+            return None  # the bound prunes too little: scoring every row is cheaper
+        promoted = rest.pop(0)
+        leads.append(promoted)
+        partial += promoted.weight * promoted.prepared.dense()
+    if mask is not None:
+        candidates = candidates[mask[candidates]]
+    return best_of(snap, candidates, exact(active, demotion, candidates), k)
+
+
+def text_only(
+    snap: IndexSnapshot, signal: Weighted, mask: Bool | None, demote: bool, k: int
+) -> tuple[I64, F64] | None:
+    """The ``k`` best rows for BM25 alone, dividing by the bound only for the candidates.
+
+    ``raw * demotion`` orders rows as the score does (the bound is one positive
+    constant), up to rounding, which a margin on the floor covers. The floor
+    comes from a sample of ``raw * demotion``; since demotion never raises a
+    score, every row that can reach it has ``raw`` at least the floor, so the
+    candidates are taken from ``raw`` without demoting the whole project.
+    """
+    bm25 = signal.prepared
+    if signal.weight != 1.0 or not isinstance(bm25, Bm25) or bm25.scale <= 0:
+        return None
+    raw = bm25.raw
+    floor = sampled_floor(raw, mask, k, snap.demotion if demote else None) * (1.0 - 1e-9)
+    if floor <= 0:
+        return None
+    candidates = np.flatnonzero(raw >= floor)
+    if mask is not None:
+        candidates = candidates[mask[candidates]]
+    if len(candidates) < k:
+        return None
+    scores = exact([signal], snap.demotion if demote else None, candidates)
+    return best_of(snap, candidates, scores, k)
+
+
+def best_of(snap: IndexSnapshot, candidates: I64, scores: F64, k: int) -> tuple[I64, F64]:
+    """The ``k`` best of scored candidate rows, in order, with their scores."""
+    ranks = snap.id_rank[candidates]
+    if len(scores) <= _SORT_UP_TO:
+        local: I64 = np.lexsort((ranks, -scores))[:k]
+    else:
+        local = _best(scores, np.arange(len(candidates)), ranks, k)
+    return candidates[local].astype(np.int64), scores[local]
+
+
+def sampled_floor(score: F64, mask: Bool | None, k: int, factor: F64 | None = None) -> float:
+    """The ``k``-th largest ``score * factor`` among evenly spaced rows kept by ``mask``, or 0."""
+    stride = max(len(score) // _SAMPLE, 1)
+    sample = score[::stride]
+    if factor is not None:
+        sample = sample * factor[::stride]
+    if mask is not None:
+        sample = sample[mask[::stride]]
+    m = len(sample)
+    if m < k:
+        return 0.0
+    return float(np.partition(sample, m - k)[m - k])
+
+
+def _best(score: F64, idx: I64, rank: I64, k: int) -> I64:
+    values = score[idx]
+    m = len(values)
+    if m <= _SORT_UP_TO:  # few candidates: one sort beats partitioning and tie handling
+        first: I64 = idx[np.lexsort((rank[idx], -values))[:k]]
+        return first
+    if k < m:
+        part = np.argpartition(values, m - k)[m - k :]
+        threshold = values[part].min()
+        above = part[values[part] > threshold]
+        tied = np.flatnonzero(values == threshold)
+        need = k - len(above)
+        if len(tied) > need:
+            tied = tied[np.argpartition(rank[idx[tied]], need - 1)[:need]]
+        chosen = idx[np.concatenate([above, tied])]
+    else:
+        chosen = idx
+    order = np.lexsort((rank[chosen], -score[chosen]))
+    result: I64 = chosen[order]
+    return result

@@ -1,0 +1,168 @@
+"""What a search signal is: a self-contained, explainable source of values in [0, 1].
+
+A :class:`Signal` describes itself (name, kind, description, default
+weights) and, for one request, says whether it is :meth:`~Signal.active` and
+:meth:`~Signal.prepare` s a :class:`Prepared` state that computes values for
+candidate rows, bounds them for pruning and explains one page of rows. The
+scorer iterates the registry (:data:`semreport.search.signals.SIGNALS`) and
+never names a signal itself.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+import attrs
+import numpy as np
+
+from semreport.domain import Decision, FrozenDict, JsonValue
+from semreport.search._index import F64, I64, Bool, IndexSnapshot
+
+if TYPE_CHECKING:
+    from semreport.search._models import PartialDecision
+
+__all__ = ["Evidence", "Prepared", "Query", "Signal", "freeze"]
+
+Evidence = FrozenDict[str, JsonValue]
+"""What a signal says about one row: matched terms, shared values, deltas..."""
+
+
+@attrs.frozen
+class Query:
+    """One request as the signals see it (built by the scorer from criteria or an exemplar).
+
+    Attributes:
+        mode: ``find`` or ``similar``.
+        snap: The index snapshot the request ranks.
+        text: ``find``'s query text ("" when none).
+        prefer: ``find``'s preferred facet keys (``domain:cost``, ``tag:fire``...).
+        near: ``find``'s numeric targets.
+        exemplar: ``similar``'s exemplar (a stored or an inline decision).
+        exemplar_row: The stored exemplar's row, else -1.
+    """
+
+    mode: Literal["find", "similar"]
+    snap: IndexSnapshot
+    text: str = ""
+    prefer: tuple[str, ...] = ()
+    near: Mapping[str, float] = attrs.field(factory=dict)
+    exemplar: Decision | PartialDecision | None = None
+    exemplar_row: int = -1
+
+    @property
+    def targets(self) -> dict[str, float]:
+        """The numeric targets: ``near`` in find, the exemplar's numeric attributes in similar."""
+        if self.exemplar is None:
+            return dict(self.near)
+        return {
+            name: float(value)
+            for name, value in self.exemplar.attributes.items()
+            if isinstance(value, int | float) and not isinstance(value, bool)
+        }
+
+
+class Prepared(abc.ABC):
+    """A signal's state for one request: values of rows, their bound and their evidence.
+
+    Values are computed element-wise, so a row's value never depends on which
+    other rows are computed with it.
+
+    Attributes:
+        lead: Whether the values are computed for every row up front (the pruning
+            ranks the lead signals densely and bounds the others by :attr:`bound`).
+        bound: An upper bound of every normalised value (at most 1).
+    """
+
+    lead: bool = False
+    bound: float = 1.0
+
+    def __init__(self) -> None:
+        self._dense: F64 | None = None
+
+    @abc.abstractmethod
+    def values(self, rows: I64) -> tuple[F64, F64]:
+        """The normalised values in [0, 1] and the raw values of ``rows``."""
+
+    def dense(self) -> F64:
+        """The normalised values of every row (computed once per request)."""
+        if self._dense is None:
+            self._dense = self.compute_dense()
+        return self._dense
+
+    def compute_dense(self) -> F64:
+        """Every row's normalised value; override when a whole-column form is cheaper."""
+        snap_rows = np.arange(self.size(), dtype=np.int64)
+        return self.values(snap_rows)[0]
+
+    @abc.abstractmethod
+    def size(self) -> int:
+        """How many rows the snapshot holds."""
+
+    def positive(self) -> Bool:
+        """Which rows the signal scores above zero (they match the request)."""
+        result: Bool = self.dense() > 0
+        return result
+
+    @abc.abstractmethod
+    def explain(self, rows: Sequence[int]) -> list[Evidence]:
+        """The evidence of each of ``rows`` (one page), in order."""
+
+
+class Signal(abc.ABC):
+    """One signal: its description, when it is active, and its per-request state.
+
+    Subclasses set the class attributes and implement :meth:`active`,
+    :meth:`prepare` and :meth:`coverage`; registering an instance in
+    :data:`semreport.search.signals.SIGNALS` makes the scorer use it.
+    """
+
+    name: ClassVar[str]
+    """The name used in weights and explanations."""
+    kind: ClassVar[str]
+    """``text``, ``facet``, ``numeric``, ``graph`` or ``time``."""
+    description: ClassVar[str]
+    """What it measures and how it maps to [0, 1]."""
+    needs: ClassVar[str]
+    """What activates it in a request."""
+    find_weight: ClassVar[float]
+    """Its default weight in ``find``."""
+    similar_weight: ClassVar[float]
+    """Its default weight in ``similar``."""
+
+    @abc.abstractmethod
+    def active(self, query: Query) -> bool:
+        """Whether the request gives the signal something to score."""
+
+    @abc.abstractmethod
+    def prepare(self, query: Query) -> Prepared:
+        """The signal's state for an active request."""
+
+    def selects(self, query: Query) -> bool:
+        """Whether a positive value makes a decision a match (``False``: the signal only orders).
+
+        A decision is a hit only when a selecting signal scores it above zero;
+        ``graph`` in find and ``recency`` only order the matches.
+        """
+        return True
+
+    @abc.abstractmethod
+    def coverage(self, snap: IndexSnapshot) -> float:
+        """The share of the project's decisions that carry the signal."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+def freeze(data: Mapping[str, object]) -> Evidence:
+    """Freeze evidence built by a signal (dicts, lists and scalars) into JSON values."""
+    out: dict[str, JsonValue] = {}
+    for key, value in data.items():
+        if isinstance(value, Mapping):
+            out[key] = freeze(value)
+        elif isinstance(value, list | tuple):
+            out[key] = tuple(value)
+        else:
+            out[key] = value  # type: ignore[assignment]
+    return FrozenDict(out)

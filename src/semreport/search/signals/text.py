@@ -1,0 +1,97 @@
+"""``text``: BM25 of find's query text over title, statement and rationale."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Final
+
+import numpy as np
+
+from semreport.search._index import F64, I64, TITLE_WEIGHT, Bool, IndexSnapshot
+from semreport.search.signals._base import Evidence, Prepared, Query, Signal, freeze
+
+__all__ = ["Bm25", "TextSignal"]
+
+
+class Bm25(Prepared):
+    """BM25 scores of weighted query terms, normalised by their upper bound.
+
+    ``surface`` maps each query term to the word shown as matched.
+    """
+
+    lead = True
+
+    def __init__(self, snap: IndexSnapshot, terms: dict[int, float], surface: dict[int, str]):
+        super().__init__()
+        self.snap = snap
+        self.raw, self.scale = snap.text_scores(terms)
+        self.surface = surface
+
+    def size(self) -> int:
+        """How many rows the snapshot holds."""
+        return self.snap.n
+
+    def values(self, rows: I64) -> tuple[F64, F64]:
+        """The normalised and raw values of ``rows``."""
+        part = self.raw[rows]
+        return self._normalise(part), part
+
+    def _normalise(self, raw: F64) -> F64:
+        result: F64 = raw / self.scale if self.scale > 0 else raw
+        return result
+
+    def compute_dense(self) -> F64:
+        """Every row's normalised value."""
+        return self._normalise(self.raw)
+
+    def positive(self) -> Bool:
+        """Which rows score above zero."""
+        found: Bool = self.raw > 0
+        return found
+
+    def explain(self, rows: Sequence[int]) -> list[Evidence]:
+        """The matched words of every page row, found at once (one binary search in all)."""
+        if not self.surface or not rows:
+            return [_NO_TERMS] * len(rows)
+        # Terms in order of the word shown, so each row's matched words come out sorted.
+        terms = sorted(self.surface, key=self.surface.__getitem__)
+        names = [self.surface[t] for t in terms]
+        flags: list[list[bool]] = self.snap.holds(terms, np.asarray(rows, np.int64)).T.tolist()
+        return [freeze({"matched_terms": list(itertools.compress(names, held))}) for held in flags]
+
+
+_NO_TERMS: Final = freeze({"matched_terms": []})
+
+
+class TextSignal(Signal):
+    """BM25 of the query text (find)."""
+
+    name = "text"
+    kind = "text"
+    description = (
+        "BM25 (k1 1.5, b 0.75) of the query text over title, statement and rationale; title "
+        f"words count {TITLE_WEIGHT}x; Snowball stems, English stop words. Normalised by the "
+        "query's upper bound (the score a decision could reach on every query term). With "
+        "text, only decisions holding at least one query term match."
+    )
+    needs = "criteria.text"
+    find_weight = 1.0
+    similar_weight = 0.0
+
+    def active(self, query: Query) -> bool:
+        """Whether the request activates the signal."""
+        return query.mode == "find" and bool(query.text.strip())
+
+    def prepare(self, query: Query) -> Bm25:
+        """The signal's state for the request."""
+        snap = query.snap
+        tids, surface = snap.vocab.query_terms(query.text)
+        terms: dict[int, float] = {}
+        for tid in tids:
+            terms[tid] = terms.get(tid, 0.0) + 1.0
+        return Bm25(snap, terms, surface)
+
+    def coverage(self, snap: IndexSnapshot) -> float:
+        """The share of decisions that carry the signal."""
+        return float(np.count_nonzero(snap.doc_len)) / max(snap.n, 1)
