@@ -38,6 +38,7 @@ from semreport.domain._values import (
     Tag,
     format_path,
 )
+from semreport.search._analysis import AnalyzerInfo
 from semreport.wire import converter, from_wire
 
 __all__ = [
@@ -540,6 +541,7 @@ class SignalCatalogue:
         superseded: How many decisions are superseded.
         superseded_policies: The allowed ``superseded`` treatments; the first is the default.
         scorer: Who scores.
+        analyzer: How the scorer analyses text (``None`` if it does not say).
     """
 
     project_id: str
@@ -551,6 +553,7 @@ class SignalCatalogue:
     superseded: int
     superseded_policies: tuple[str, ...]
     scorer: ScorerInfo
+    analyzer: AnalyzerInfo | None = None
 
     def signal(self, name: str) -> SignalInfo:
         """The signal called ``name`` (``KeyError`` if none)."""
