@@ -85,9 +85,11 @@ from semreport.reports import (
     verify,
 )
 from semreport.search import (
+    Analyzer,
     Criteria,
     Exemplar,
     HeuristicScorer,
+    Highlight,
     Hit,
     SearchResult,
     SignalCatalogue,
@@ -103,6 +105,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 
 __all__ = [
     "CONTRACT",
+    "Analyzer",
     "Artefact",
     "AuthKind",
     "Authenticator",
@@ -133,6 +136,7 @@ __all__ = [
     "FrozenDict",
     "GnnModelNotLoaded",
     "HeuristicScorer",
+    "Highlight",
     "Hit",
     "InclusionProof",
     "IncompatibleSchema",

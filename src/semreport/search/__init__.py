@@ -5,6 +5,8 @@ usual entry point; this package holds the request and result types and the
 :class:`HeuristicScorer` behind them.
 """
 
+from semreport.search._analysis import Analyzer, AnalyzerInfo, Expansion, QueryAnalysis, Token
+from semreport.search._highlight import Highlight, highlight, highlights, highlights_many
 from semreport.search._models import (
     DEFAULT_LIMIT,
     MAX_FILTER_VALUES,
@@ -45,15 +47,20 @@ __all__ = [
     "MAX_TEXT",
     "SIGNAL_NAMES",
     "SIMILAR_WEIGHTS",
+    "Analyzer",
+    "AnalyzerInfo",
     "AttributeSummary",
     "Criteria",
     "Exemplar",
+    "Expansion",
     "FacetSelection",
     "Filters",
     "HeuristicScorer",
+    "Highlight",
     "Hit",
     "NumericRange",
     "PartialDecision",
+    "QueryAnalysis",
     "SearchResult",
     "SignalCatalogue",
     "SignalContribution",
@@ -61,6 +68,10 @@ __all__ = [
     "StatusFilter",
     "SupersededPolicy",
     "TimeRange",
+    "Token",
+    "highlight",
+    "highlights",
+    "highlights_many",
     "parse_criteria",
     "parse_exemplar",
 ]

@@ -6,8 +6,8 @@ one word. A word's *folded* form is NFKC, case-folded, NFKD with the combining
 marks and the non-word characters taken out (``Außenwand`` → ``aussenwand``,
 ``CO₂e`` → ``co2e``, ``m²`` → ``m2``); with folding off it is only lower-cased.
 A folded word is a *term* (after Snowball stemming) unless it is a stop word
-or a single character other than a digit. Dashes, quotes and every other
-punctuation separate words, typographic or not.
+or a single character. Dashes, quotes and every other punctuation separate
+words, typographic or not.
 
 :class:`Tokenizer` caches each distinct word's folded form and term, so a
 corpus pays for folding and stemming once per word type.
@@ -129,7 +129,7 @@ class Tokenizer:
         return list(map(cache.__getitem__, words))
 
     def lookup(self, words: list[str]) -> list[str | None]:
-        """The term of each word (``None`` for a stop word or a single non-digit character)."""
+        """The term of each word (``None`` for a stop word or a single character)."""
         cache = self._terms
         try:
             return list(map(cache.__getitem__, words))
@@ -161,9 +161,7 @@ class Tokenizer:
         stop = self._stop
         fold = self.fold
         folded = [fold(w) for w in words]
-        keep = list(
-            dict.fromkeys(f for f in folded if f not in stop and (len(f) > 1 or f.isdigit()))
-        )
+        keep = list(dict.fromkeys(f for f in folded if f not in stop and (len(f) > 1)))
         stems = dict(zip(keep, self.stem_words(keep), strict=True))
         return [stems.get(f) for f in folded]
 
@@ -181,7 +179,7 @@ class Tokenizer:
             folded = folded_cache.get(word)
             if folded is None:
                 folded = folded_cache[word] = fold(word)
-            if folded in stop or not (len(folded) > 1 or folded.isdigit()):
+            if folded in stop or not (len(folded) > 1):
                 terms[word] = None
             else:
                 keep[word] = folded
