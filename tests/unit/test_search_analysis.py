@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import pickle
+import re
 import unicodedata
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -272,3 +276,22 @@ class TestThroughTheFacade:
             hits = sr.find("p", {"text": "CLT"}).hits
             assert hits[0].decision_id == "d-1"
             assert hits[0].score > 0
+
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "howto" / "analysis.md"
+
+
+class TestGuide:
+    """docs/howto/analysis.md: every code block runs and prints what its comments say."""
+
+    def test_code_blocks_print_their_comments(self) -> None:
+        blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
+        assert len(blocks) == 4
+        for block in blocks:
+            expected = [
+                line.removeprefix("# ") for line in block.splitlines() if line.startswith("# ")
+            ]
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(compile(block, str(DOC), "exec"), {})
+            assert out.getvalue().splitlines() == expected
