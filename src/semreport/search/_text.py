@@ -19,7 +19,7 @@ import itertools
 import re
 import threading
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Final
 
 import Stemmer
@@ -100,12 +100,9 @@ class Tokenizer:
         self._folded: dict[str, str] = {}  # word as written -> folded form
         self._terms: dict[str, str | None] = {}  # word as written -> term, None if none
 
-    def __reduce__(self) -> tuple[type[Tokenizer], tuple[str, frozenset[str]], dict[str, bool]]:
-        return (Tokenizer, (self._language, self._stop), {"folding": self._fold})
-
-    def __setstate__(self, state: dict[str, bool]) -> None:
-        # Stop words already folded fold to themselves, so rebuilding is exact.
-        self.__init__(self._language, self._stop, folding=state["folding"])  # type: ignore[misc]
+    def __reduce__(self) -> tuple[Callable[..., Tokenizer], tuple[str, frozenset[str], bool]]:
+        # The configuration, not the caches: stop words already folded fold to themselves.
+        return (_tokenizer, (self._language, self._stop, self._fold))
 
     @property
     def stop_words(self) -> frozenset[str]:
@@ -188,3 +185,8 @@ class Tokenizer:
             stems = dict(zip(distinct, self.stem_words(distinct), strict=True))
             for word, folded in keep.items():
                 terms[word] = stems[folded]
+
+
+def _tokenizer(language: str, stop_words: frozenset[str], folding: bool) -> Tokenizer:
+    """Rebuild a pickled :class:`Tokenizer` from its configuration."""
+    return Tokenizer(language, stop_words, folding=folding)
