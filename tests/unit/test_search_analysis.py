@@ -14,13 +14,17 @@ import pytest
 
 import semreport
 from semreport import InvalidRequest, sample
-from semreport.search import Analyzer, AnalyzerInfo, Expansion, HeuristicScorer, Token
-from semreport.search._index import Vocabulary
-from semreport.search._stopwords import (
-    LUCENE_ENGLISH,
+from semreport.search import (
+    Analyzer,
+    AnalyzerInfo,
+    Expansion,
+    HeuristicScorer,
+    Token,
     default_stop_words,
     snowball_stop_words,
 )
+from semreport.search._index import Vocabulary
+from semreport.search._stopwords import LUCENE_ENGLISH
 from semreport.search._text import Tokenizer, fold_word
 
 
@@ -99,6 +103,7 @@ class TestLanguages:
         assert Analyzer(language="greek").stop_words == frozenset()
         assert default_stop_words("porter") == LUCENE_ENGLISH
         assert "against" in snowball_stop_words("english")
+        assert len(snowball_stop_words("english")) == 127
         assert snowball_stop_words("dutch_porter") == snowball_stop_words("dutch")
 
     def test_explicit_and_empty_stop_words(self) -> None:

@@ -37,6 +37,7 @@ from semreport.search._scorer import (
     SIMILAR_WEIGHTS,
     HeuristicScorer,
 )
+from semreport.search._stopwords import default_stop_words, snowball_stop_words
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -69,9 +70,11 @@ __all__ = [
     "SupersededPolicy",
     "TimeRange",
     "Token",
+    "default_stop_words",
     "highlight",
     "highlights",
     "highlights_many",
     "parse_criteria",
     "parse_exemplar",
+    "snowball_stop_words",
 ]
