@@ -90,10 +90,12 @@ from semreport.reports import (
     verify,
 )
 from semreport.search import (
+    Analyzer,
     Criteria,
     Exemplar,
     FacetCounts,
     HeuristicScorer,
+    Highlight,
     Hit,
     SearchResult,
     SignalCatalogue,
@@ -109,6 +111,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 
 __all__ = [
     "CONTRACT",
+    "Analyzer",
     "Artefact",
     "AuthKind",
     "Authenticator",
@@ -141,6 +144,7 @@ __all__ = [
     "FrozenDict",
     "GnnModelNotLoaded",
     "HeuristicScorer",
+    "Highlight",
     "Hit",
     "InclusionProof",
     "IncomingLink",

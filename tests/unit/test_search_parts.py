@@ -17,7 +17,7 @@ from semreport.search._cursor import CursorState, decode_cursor, encode_cursor
 from semreport.search._index import F64, I64, Vocabulary, _counted, _stable_order, _words
 from semreport.search._ranking import Weighted
 from semreport.search._ranking import top as _top
-from semreport.search._text import _WORD, Tokenizer
+from semreport.search._text import WORDS, Tokenizer
 from semreport.search.signals import Evidence, Prepared
 from semreport.testing import synthetic_decisions, synthetic_queries
 from semreport.testing.cisi import find_cisi, load_cisi, ndcg_at, recall_at
@@ -224,7 +224,7 @@ class TestTokenizer:
         expected = [
             (vocab.word_term[w], r)
             for r, text in enumerate(texts)
-            for w in _WORD.findall(text.lower())
+            for w in WORDS.findall(text.lower())
             if vocab.word_term[w] >= 0
         ]
         assert list(zip(ids.tolist(), rows.tolist(), strict=True)) == expected

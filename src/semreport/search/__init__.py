@@ -5,6 +5,8 @@ usual entry point; this package holds the request and result types and the
 :class:`HeuristicScorer` behind them.
 """
 
+from semreport.search._analysis import Analyzer, AnalyzerInfo, Expansion, QueryAnalysis, Token
+from semreport.search._highlight import Highlight, highlight, highlights, highlights_many
 from semreport.search._models import (
     DEFAULT_LIMIT,
     MAX_FILTER_VALUES,
@@ -37,6 +39,7 @@ from semreport.search._scorer import (
     SIMILAR_WEIGHTS,
     HeuristicScorer,
 )
+from semreport.search._stopwords import default_stop_words, snowball_stop_words
 from semreport.search.signals import SIGNALS, Prepared, Signal
 
 __all__ = [
@@ -49,18 +52,23 @@ __all__ = [
     "SIGNALS",
     "SIGNAL_NAMES",
     "SIMILAR_WEIGHTS",
+    "Analyzer",
+    "AnalyzerInfo",
     "AttributeSummary",
     "Counts",
     "Criteria",
     "Exemplar",
+    "Expansion",
     "FacetCounts",
     "FacetSelection",
     "Filters",
     "HeuristicScorer",
+    "Highlight",
     "Hit",
     "NumericRange",
     "PartialDecision",
     "Prepared",
+    "QueryAnalysis",
     "SearchResult",
     "Signal",
     "SignalCatalogue",
@@ -69,6 +77,12 @@ __all__ = [
     "StatusFilter",
     "SupersededPolicy",
     "TimeRange",
+    "Token",
+    "default_stop_words",
+    "highlight",
+    "highlights",
+    "highlights_many",
     "parse_criteria",
     "parse_exemplar",
+    "snowball_stop_words",
 ]

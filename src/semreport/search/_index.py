@@ -19,6 +19,7 @@ from __future__ import annotations
 import array
 import functools
 import itertools
+import re
 import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -29,7 +30,8 @@ import numpy as np
 import numpy.typing as npt
 
 from semreport.domain import Decision, DecisionDomain, DecisionStatus, LinkKind
-from semreport.search._text import _WORD, STOP_WORDS, Tokenizer
+from semreport.search._analysis import Analyzer, Expansion, Token
+from semreport.search._text import WORDS
 
 __all__ = ["K1", "TITLE_WEIGHT", "B", "IndexSnapshot", "KeyedSets", "Vocabulary"]
 
@@ -40,6 +42,8 @@ B: Final = 0.75
 TITLE_WEIGHT: Final = 2
 """How many times a title word counts, against once for statement and rationale words."""
 _MAX_SEGMENTS: Final = 8
+_TAIL: Final = re.compile(r"(\w*\d)([^\W\d_]{1,2})")
+_LETTER: Final = re.compile(r"[^\W\d_]")
 DEMOTION: Final = 0.5
 """The factor a superseded decision's score is multiplied by under ``demote``."""
 
@@ -62,9 +66,13 @@ SUPERSEDES: Final = _LINK_CODE[LinkKind.SUPERSEDES]
 class Vocabulary:
     """Append-only maps shared by every snapshot of a project (codes never change)."""
 
-    def __init__(self) -> None:
-        self.tokenizer = Tokenizer()
-        self.word_term: dict[str, int] = {}  # lower-cased word -> term id, -1 for a stop word
+    def __init__(self, analyzer: Analyzer | None = None) -> None:
+        self.analyzer = analyzer if analyzer is not None else Analyzer()
+        self.tokenizer = self.analyzer.tokenizer
+        self.word_term: dict[str, int] = {}  # word -> term id, -1 for a stop word
+        self.tails: dict[
+            str, list[int]
+        ] = {}  # "co2" -> ids of "co2e", "co2eq"... (see query_terms)
         self.terms: dict[str, int] = {}  # stem -> term id
         self.term_names: list[str] = []  # term id -> stem
         self.keys: dict[str, int] = {}  # "tag:fire", "agent:a-1", "element:w-3"... -> key id
@@ -74,7 +82,7 @@ class Vocabulary:
         self.lock = threading.Lock()
 
     def term_ids(self, words: list[str]) -> list[int]:
-        """Map lower-cased words to term ids (``-1`` for stop words), learning new ones."""
+        """Map words to term ids (``-1`` for stop words), learning new ones."""
         table = self.word_term
         try:
             return list(map(table.__getitem__, words))
@@ -83,38 +91,67 @@ class Vocabulary:
         return list(map(table.__getitem__, words))
 
     def learn(self, words: Iterable[str]) -> None:
-        """Give every unseen word a term id, stemming the new ones in one call."""
+        """Give every unseen word a term id, folding and stemming the new ones in one call."""
         table = self.word_term
         missing = sorted(set(words).difference(table))
         if not missing:
             return
         terms = self.terms
-        for word in missing:
-            if word in STOP_WORDS or len(word) < 2:
+        for word, stem in zip(missing, self.tokenizer.analyse_words(missing), strict=True):
+            if stem is None:
                 table[word] = -1
-        fresh = [w for w in missing if w not in STOP_WORDS and len(w) > 1]
-        for word, stem in zip(fresh, self.tokenizer.stem_words(fresh), strict=True):
+                continue
             tid = terms.get(stem)
             if tid is None:
                 tid = terms[stem] = len(terms)
                 self.term_names.append(stem)
+                tail = _TAIL.fullmatch(stem)
+                if tail is not None and _LETTER.search(tail[1]):
+                    self.tails.setdefault(tail[1], []).append(tid)
             table[word] = tid
 
     def query_terms(self, text: str) -> tuple[list[int], dict[int, str]]:
-        """Known term ids of ``text`` in order, and the first word of each (nothing is learned)."""
-        table = self.word_term
+        """Known term ids of ``text`` in order, and the first word of each (nothing is learned).
+
+        Terms that expansions add (see :meth:`query_expansions`) follow the
+        query's own, each once; their word is the synonym's.
+        """
+        analysis = self.analyzer.expand(text)
+        known = self.terms
         tids: list[int] = []
         surface: dict[int, str] = {}
-        for word in _WORD.findall(text.lower()):
-            tid = table.get(word)
-            if tid is None:  # a word no decision holds: its stem still may be known
-                stems = self.tokenizer.terms(word)
-                tid = self.terms.get(stems[0], -1) if stems else -1
+        for token in analysis.tokens:
+            tid = known.get(token.term, -1)
             if tid >= 0:
                 tids.append(tid)
                 if tid not in surface:
-                    surface[tid] = word
+                    surface[tid] = text[token.start : token.end].lower()
+        for expansion in (*analysis.expansions, *self._tail_expansions(text, analysis.tokens)):
+            synonym = self.tokenizer.surface(expansion.synonym)
+            for term in expansion.terms:
+                tid = known.get(term, -1)
+                if tid >= 0 and tid not in surface:
+                    tids.append(tid)
+                    surface[tid] = synonym[term]
         return tids, surface
+
+    def query_expansions(self, text: str) -> tuple[Expansion, ...]:
+        """What the query ``text`` gains beyond its own terms.
+
+        The analyzer's synonym groups, then, for a query word ending in a digit
+        (``co2``, ``k260``), the indexed words that add one or two letters to
+        it (``co2e``): units and variants written onto a number.
+        """
+        analysis = self.analyzer.expand(text)
+        return (*analysis.expansions, *self._tail_expansions(text, analysis.tokens))
+
+    def _tail_expansions(self, text: str, tokens: Iterable[Token]) -> list[Expansion]:
+        names = self.term_names
+        return [
+            Expansion(text[token.start : token.end], names[tid], (names[tid],))
+            for token in tokens
+            for tid in self.tails.get(token.term, ())
+        ]
 
     def lookup_terms(self, text: str) -> list[int]:
         """Map ``text`` to known term ids (unknown terms are dropped); nothing is learned."""
@@ -550,9 +587,9 @@ class IndexSnapshot:
     def term_counts(self, decision: Decision) -> dict[int, float]:
         """The weighted term frequencies of a stored decision's text (words it indexed)."""
         vocab = self.vocab
-        title = [t for t in vocab.term_ids(_WORD.findall(decision.title.lower())) if t >= 0]
+        title = [t for t in vocab.term_ids(WORDS.findall(decision.title.lower())) if t >= 0]
         body_text = f"{decision.statement}\n{decision.rationale}"
-        body = [t for t in vocab.term_ids(_WORD.findall(body_text.lower())) if t >= 0]
+        body = [t for t in vocab.term_ids(WORDS.findall(body_text.lower())) if t >= 0]
         counts: Counter[int] = Counter(body)
         for _ in range(TITLE_WEIGHT):
             counts.update(title)
@@ -827,9 +864,10 @@ _CHUNK: Final = 8192
 def _words(vocab: Vocabulary, texts: list[str], chunk: int = _CHUNK) -> tuple[I64, I64]:
     """Term ids of the words of ``texts`` (stop words dropped) and the text each belongs to.
 
-    The words are those of ``_WORD`` (runs of two or more word characters,
-    lower-cased). Texts go in chunks; an ASCII chunk is split in one pass over
-    its joined text, with a marker word between texts; others take the regular
+    The words are those of ``WORDS`` (runs of word characters and combining
+    marks, lower-cased); the vocabulary's analyzer folds and stems them.
+    Texts go in chunks; an ASCII chunk is split in one pass over its joined
+    text, with a marker word between texts; others take the regular
     expression per text.
     """
     if len(texts) <= chunk:
@@ -853,7 +891,7 @@ def _chunk_words(vocab: Vocabulary, texts: list[str]) -> tuple[I64, I64]:
         ids = np.fromiter(map(table.__getitem__, words), np.int64, len(words))
         rows = np.cumsum(ids == -2)
     else:
-        findall = _WORD.findall
+        findall = WORDS.findall
         lists = [findall(text.lower()) for text in texts]
         flat = list(itertools.chain.from_iterable(lists))
         vocab.learn(flat)

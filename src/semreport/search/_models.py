@@ -36,6 +36,7 @@ from semreport.domain._values import (
     Tag,
     format_path,
 )
+from semreport.search._analysis import AnalyzerInfo
 from semreport.search.signals import SIGNAL_NAMES
 from semreport.wire import converter, from_wire
 
@@ -516,6 +517,7 @@ class SignalCatalogue:
         superseded: How many decisions are superseded.
         superseded_policies: The allowed ``superseded`` treatments; the first is the default.
         scorer: Who scores.
+        analyzer: How the scorer analyses text (``None`` if it does not say).
     """
 
     project_id: str
@@ -527,6 +529,7 @@ class SignalCatalogue:
     superseded: int
     superseded_policies: tuple[str, ...]
     scorer: ScorerInfo
+    analyzer: AnalyzerInfo | None = None
 
     def signal(self, name: str) -> SignalInfo:
         """The signal called ``name`` (``KeyError`` if none)."""

@@ -31,10 +31,11 @@ from semreport.domain import (
     InvalidRequest,
     ScorerInfo,
 )
+from semreport.search._analysis import Analyzer
 from semreport.search._cursor import CursorState, decode_cursor, encode_cursor, fingerprint
 from semreport.search._explain import page_hits
 from semreport.search._filters import filter_mask
-from semreport.search._index import F64, I64, Bool, IndexSnapshot
+from semreport.search._index import F64, I64, Bool, IndexSnapshot, Vocabulary
 from semreport.search._models import (
     AttributeSummary,
     Criteria,
@@ -103,11 +104,20 @@ class HeuristicScorer:
             load balancer; by default each scorer draws a random one.
         keep_snapshots: How many recent index snapshots per project to keep,
             so that a cursor stays valid across that many appends.
+        analyzer: How text becomes terms (language, stop words, folding,
+            synonyms); English with folding by default.
     """
 
     name: Final = "heuristic"
 
-    def __init__(self, *, cursor_key: bytes | None = None, keep_snapshots: int = 4) -> None:
+    def __init__(
+        self,
+        *,
+        cursor_key: bytes | None = None,
+        keep_snapshots: int = 4,
+        analyzer: Analyzer | None = None,
+    ) -> None:
+        self._analyzer = analyzer if analyzer is not None else Analyzer()
         self._key = cursor_key if cursor_key is not None else os.urandom(32)
         self._keep = max(1, keep_snapshots)
         self._projects: dict[str, _Project] = {}
@@ -130,14 +140,14 @@ class HeuristicScorer:
             if project is not None and project.memory is not memory:
                 project = None
             if project is None:
-                snapshot = IndexSnapshot(project_id)
+                snapshot = IndexSnapshot(project_id, Vocabulary(self._analyzer))
                 project = _Project(memory, OrderedDict({0: snapshot}))
                 self._projects[project_id] = project
             current = project.latest
             if current.sequence == latest:
                 return current
             if current.sequence > latest:  # the memory was replaced under us: start again
-                current = IndexSnapshot(project_id)
+                current = IndexSnapshot(project_id, Vocabulary(self._analyzer))
                 project.snapshots.clear()
             fresh = current.extend(
                 memory.decisions(project_id, after=current.sequence, as_of=latest)
@@ -263,6 +273,7 @@ class HeuristicScorer:
             superseded=int(snap.superseded.sum()),
             superseded_policies=tuple(p.value for p in SupersededPolicy),
             scorer=_INFO,
+            analyzer=self._analyzer.describe(),
         )
 
     # -- paging ---------------------------------------------------------------------------

@@ -1,112 +1,192 @@
-"""Tokenisation: lower-cased words of two or more characters, English stop words, Snowball stems."""
+"""Tokenisation: words, Unicode folding, stop words and Snowball stems, cached per word.
+
+A *word* is a run of word characters (letters, digits, ``_``) and combining
+marks in the original text, so ``façade`` written with a combining cedilla is
+one word. A word's *folded* form is NFKC, case-folded, NFKD with the combining
+marks and the non-word characters taken out (``Außenwand`` → ``aussenwand``,
+``CO₂e`` → ``co2e``, ``m²`` → ``m2``); with folding off it is only lower-cased.
+A folded word is a *term* (after Snowball stemming) unless it is a stop word
+or a single character. Dashes, quotes and every other punctuation separate
+words, typographic or not.
+
+:class:`Tokenizer` caches each distinct word's folded form and term, so a
+corpus pays for folding and stemming once per word type.
+"""
 
 from __future__ import annotations
 
+import itertools
 import re
+import threading
+import unicodedata
+from collections.abc import Callable, Iterable
 from typing import Final
 
 import Stemmer
 
-__all__ = ["STOP_WORDS", "Tokenizer"]
+from semreport.search._stopwords import LUCENE_ENGLISH
 
-STOP_WORDS: Final = frozenset(
-    # Lucene's (and Elasticsearch's) default English stop set: short, general, well known.
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "for",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "such",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "will",
-        "with",
-    ]
-)
-"""The English stop words removed before stemming."""
+__all__ = ["STOP_WORDS", "WORDS", "Tokenizer", "fold_word"]
+
+STOP_WORDS: Final = LUCENE_ENGLISH
+"""The English stop words removed by default (Lucene's set)."""
 
 _WORD: Final = re.compile(r"(?u)\b\w\w+\b")
+"""The historical word pattern (two or more word characters), kept for the benchmark's peers."""
+
+
+def _marks() -> str:
+    """A character class body of every combining mark (Unicode categories Mn, Mc, Me)."""
+    ranges: list[tuple[int, int]] = []
+    # Combining marks live in planes 0, 1 and 14 only (Unicode 15).
+    for code in itertools.chain(range(0x20000), range(0xE0000, 0xE1000)):
+        if unicodedata.category(chr(code)) in ("Mn", "Mc", "Me"):
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1] = (ranges[-1][0], code)
+            else:
+                ranges.append((code, code))
+    return "".join(f"\\U{a:08x}-\\U{b:08x}" if a != b else f"\\U{a:08x}" for a, b in ranges)
+
+
+WORDS: Final = re.compile(f"[\\w{_marks()}]+")
+"""A word: a run of word characters and combining marks."""
+
+_NOT_WORD: Final = re.compile(r"\W+")
+
+
+def fold_word(word: str) -> str:
+    """Fold one word: NFKC, case folding, NFKD, then only its word characters.
+
+    Applied until nothing changes (at most a few rounds), so folding a folded
+    word changes nothing.
+    """
+    if word.isascii():  # NFKC and NFKD leave ASCII alone; case folding is lower-casing
+        lowered = word.lower()
+        return lowered if lowered.isalnum() else _NOT_WORD.sub("", lowered)
+    for _ in range(4):
+        folded = _NOT_WORD.sub(
+            "", unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", word).casefold())
+        )
+        if folded == word:
+            break
+        word = folded
+    return word
 
 
 class Tokenizer:
-    """Turns text into Snowball-stemmed terms; caches each word's stem.
+    """Turns text into terms under one analysis configuration; caches each word's term.
 
-    The cache maps a lower-cased word to its stem (or to ``None`` for a stop
-    word), so a corpus pays for stemming once per distinct word.
+    Args:
+        language: A Snowball language of PyStemmer (checked by
+            :class:`~semreport.search.Analyzer`).
+        stop_words: The words removed before stemming (folded like the text).
+        folding: Fold words (see the module); otherwise only lower-case them.
     """
 
-    __slots__ = ("_cache", "_stemmer")
+    __slots__ = ("_fold", "_folded", "_language", "_lock", "_stemmer", "_stop", "_terms")
 
-    def __init__(self) -> None:
-        self._stemmer = Stemmer.Stemmer("english")
-        self._cache: dict[str, str | None] = {}
+    def __init__(
+        self,
+        language: str = "english",
+        stop_words: Iterable[str] = STOP_WORDS,
+        *,
+        folding: bool = True,
+    ) -> None:
+        self._language = language
+        self._fold = folding
+        self._stemmer = Stemmer.Stemmer(language)
+        self._lock = threading.Lock()
+        self._stop = frozenset(self.fold(w) for w in stop_words)
+        self._folded: dict[str, str] = {}  # word as written -> folded form
+        self._terms: dict[str, str | None] = {}  # word as written -> term, None if none
+
+    def __reduce__(self) -> tuple[Callable[..., Tokenizer], tuple[str, frozenset[str], bool]]:
+        # The configuration, not the caches: stop words already folded fold to themselves.
+        return (_tokenizer, (self._language, self._stop, self._fold))
+
+    @property
+    def stop_words(self) -> frozenset[str]:
+        """The stop words, folded."""
+        return self._stop
+
+    def fold(self, word: str) -> str:
+        """The folded form of one word (not cached)."""
+        return fold_word(word) if self._fold else word.lower()
 
     def words(self, text: str) -> list[str]:
-        """Return the lower-cased words of ``text`` (stop words included)."""
-        return _WORD.findall(text.lower())
+        """Return the lower-cased words of two or more characters of ``text`` (stop words kept)."""
+        return [w for w in WORDS.findall(text.lower()) if len(w) > 1]
+
+    def folded(self, words: list[str]) -> list[str]:
+        """The folded form of each word."""
+        cache = self._folded
+        missing = [w for w in words if w not in cache]
+        if missing:
+            self.learn(missing)
+        return list(map(cache.__getitem__, words))
+
+    def lookup(self, words: list[str]) -> list[str | None]:
+        """The term of each word (``None`` for a stop word or a single character)."""
+        cache = self._terms
+        try:
+            return list(map(cache.__getitem__, words))
+        except KeyError:
+            self.learn(words)
+        return list(map(cache.__getitem__, words))
 
     def terms(self, text: str) -> list[str]:
-        """Return the stemmed terms of ``text``, in order, stop words removed."""
-        cache = self._cache
-        out: list[str] = []
-        append = out.append
-        missing: list[str] = []
-        words = _WORD.findall(text.lower())
-        for word in words:
-            if word not in cache:
-                missing.append(word)  # noqa: PERF401 - a plain loop reads better here
-        if missing:
-            self._learn(missing)
-        for word in words:
-            stem = cache[word]
-            if stem is not None:
-                append(stem)
-        return out
+        """Return the terms of ``text``, in order, stop words removed."""
+        return [t for t in self.lookup(WORDS.findall(text)) if t is not None]
 
     def surface(self, text: str) -> dict[str, str]:
-        """Map each term of ``text`` to the first word that produced it (for explanations)."""
+        """Map each term of ``text`` to the first word that produced it, lower-cased."""
         out: dict[str, str] = {}
-        words = _WORD.findall(text.lower())
-        self._learn([w for w in words if w not in self._cache])
-        for word in words:
-            stem = self._cache[word]
-            if stem is not None and stem not in out:
-                out[stem] = word
+        words = WORDS.findall(text.lower())
+        for word, term in zip(words, self.lookup(words), strict=True):
+            if term is not None and term not in out:
+                out[term] = word
         return out
 
     def stem_words(self, words: list[str]) -> list[str]:
-        """Stem words that are known not to be stop words (one call into Snowball)."""
-        stems: list[str] = self._stemmer.stemWords(words)
+        """Stem folded words that are known not to be stop words (one call into Snowball)."""
+        with self._lock:
+            stems: list[str] = self._stemmer.stemWords(words)
         return stems
 
-    def _learn(self, words: list[str]) -> None:
-        unique = [w for w in dict.fromkeys(words) if w not in STOP_WORDS]
-        for word, stem in zip(unique, self._stemmer.stemWords(unique), strict=True):
-            self._cache[word] = stem
-        for word in words:
-            if word in STOP_WORDS:
-                self._cache[word] = None
+    def analyse_words(self, words: list[str]) -> list[str | None]:
+        """The term of each distinct word, computed now and not cached (the caller caches)."""
+        stop = self._stop
+        fold = self.fold
+        folded = [fold(w) for w in words]
+        keep = list(dict.fromkeys(f for f in folded if f not in stop and (len(f) > 1)))
+        stems = dict(zip(keep, self.stem_words(keep), strict=True))
+        return [stems.get(f) for f in folded]
+
+    def learn(self, words: Iterable[str]) -> None:
+        """Fold and stem every word not seen yet, stemming the new ones in one call."""
+        folded_cache = self._folded
+        terms = self._terms
+        fresh = [w for w in dict.fromkeys(words) if w not in terms]
+        if not fresh:
+            return
+        stop = self._stop
+        fold = self.fold
+        keep: dict[str, str] = {}  # word -> folded, for the words that make terms
+        for word in fresh:
+            folded = folded_cache.get(word)
+            if folded is None:
+                folded = folded_cache[word] = fold(word)
+            if folded in stop or not (len(folded) > 1):
+                terms[word] = None
+            else:
+                keep[word] = folded
+        if keep:
+            distinct = list(dict.fromkeys(keep.values()))
+            stems = dict(zip(distinct, self.stem_words(distinct), strict=True))
+            for word, folded in keep.items():
+                terms[word] = stems[folded]
+
+
+def _tokenizer(language: str, stop_words: frozenset[str], folding: bool) -> Tokenizer:
+    """Rebuild a pickled :class:`Tokenizer` from its configuration."""
+    return Tokenizer(language, stop_words, folding=folding)

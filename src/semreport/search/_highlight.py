@@ -1,0 +1,163 @@
+"""Highlights: a short fragment of a hit's text with the matched words marked.
+
+The fragment comes from the same analysis as the score: a word is marked when
+its term is one of the query's matched terms, so ``Façade`` is marked for the
+query ``facade`` and ``CO₂e`` for ``co2e``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+from typing import Final
+
+import attrs
+
+from semreport.search._analysis import Analyzer, Token
+
+__all__ = ["FRAGMENT_SIZE", "Highlight", "highlight", "highlights", "highlights_many"]
+
+FRAGMENT_SIZE: Final = 150
+"""About how many characters a fragment holds (a single longer word is kept whole)."""
+
+_ELLIPSIS: Final = "…"
+_SPACE: Final = re.compile(r"\s")
+
+
+@attrs.frozen
+class Highlight:
+    """One field's best fragment and where the matched words stand in it.
+
+    Attributes:
+        field: The field the fragment comes from (``title``, ``statement``...).
+        fragment: Plain text, cut at word boundaries; ``…`` marks a cut, and
+            line breaks and tabs show as spaces.
+        spans: ``(start, end)`` offsets into ``fragment`` of each matched word,
+            in order and not overlapping.
+    """
+
+    field: str
+    fragment: str
+    spans: tuple[tuple[int, int], ...]
+
+    def marked(self, before: str = "[", after: str = "]") -> str:
+        """The fragment with each matched word between ``before`` and ``after``."""
+        out = []
+        last = 0
+        for start, end in self.spans:
+            out.append(self.fragment[last:start])
+            out.append(f"{before}{self.fragment[start:end]}{after}")
+            last = end
+        out.append(self.fragment[last:])
+        return "".join(out)
+
+
+def highlight(
+    analyzer: Analyzer,
+    field: str,
+    text: str,
+    terms: Collection[str],
+    *,
+    size: int = FRAGMENT_SIZE,
+) -> Highlight | None:
+    """The best fragment of one field's ``text`` for the matched ``terms`` (``None`` if none).
+
+    The best fragment is the window of about ``size`` characters holding the
+    most distinct matched terms, then the most matched words, the earliest
+    first; it is cut at word boundaries.
+    """
+    return _fragment(field, text, analyzer.analyse(text), terms, size)
+
+
+def highlights(
+    analyzer: Analyzer,
+    fields: Mapping[str, str],
+    terms: Collection[str],
+    *,
+    limit: int = 2,
+    size: int = FRAGMENT_SIZE,
+) -> tuple[Highlight, ...]:
+    """The fragments of the best matching fields (at most ``limit``), best first.
+
+    Fields rank by distinct matched terms, then matched words, then the
+    order of ``fields``.
+    """
+    return highlights_many(analyzer, [fields], terms, limit=limit, size=size)[0]
+
+
+def highlights_many(
+    analyzer: Analyzer,
+    documents: Sequence[Mapping[str, str]],
+    terms: Collection[str],
+    *,
+    limit: int = 2,
+    size: int = FRAGMENT_SIZE,
+) -> list[tuple[Highlight, ...]]:
+    """:func:`highlights` for every document of a page, analysing all their texts at once."""
+    wanted = frozenset(terms)
+    if not wanted:
+        return [() for _ in documents]
+    names = [list(fields) for fields in documents]
+    texts = [fields[name] for fields, keys in zip(documents, names, strict=True) for name in keys]
+    analysed = iter(analyzer.analyse_many(texts))
+    out: list[tuple[Highlight, ...]] = []
+    for fields, keys in zip(documents, names, strict=True):
+        found: list[tuple[int, int, int, Highlight]] = []
+        for order, name in enumerate(keys):
+            tokens = next(analysed)
+            shown = _fragment(name, fields[name], tokens, wanted, size)
+            if shown is not None:
+                matched = [t.term for t in tokens if t.term in wanted]
+                found.append((-len(set(matched)), -len(matched), order, shown))
+        found.sort(key=lambda item: item[:3])
+        out.append(tuple(item[3] for item in found[:limit]))
+    return out
+
+
+def _fragment(
+    field: str, text: str, tokens: Sequence[Token], terms: Collection[str], size: int
+) -> Highlight | None:
+    hits = [t for t in tokens if t.term in terms]
+    if not hits:
+        return None
+    if len(text) <= size:
+        first, last = 0, len(text)
+    else:
+        first, last = _window(tokens, hits, size)
+    spans = tuple((t.start, t.end) for t in hits if t.start >= first and t.end <= last)
+    head = _ELLIPSIS if first > 0 else ""
+    tail = _ELLIPSIS if last < len(text) else ""
+    shift = len(head) - first
+    fragment = head + _SPACE.sub(" ", text[first:last]) + tail
+    return Highlight(field, fragment, tuple((a + shift, b + shift) for a, b in spans))
+
+
+def _window(tokens: Sequence[Token], hits: Sequence[Token], size: int) -> tuple[int, int]:
+    """The text range to show: the best run of matches, widened to ``size`` at word edges."""
+    best = (0, 0, 0)  # (-distinct terms, -matched words, first hit)
+    chosen = (0, 1)
+    right = 0
+    for left in range(len(hits)):
+        right = max(right, left + 1)
+        while right < len(hits) and hits[right].end - hits[left].start <= size:
+            right += 1
+        window = hits[left:right]
+        score = (-len({t.term for t in window}), -len(window), left)
+        if left == 0 or score < best:
+            best, chosen = score, (left, right)
+    start, end = hits[chosen[0]].start, hits[chosen[1] - 1].end
+    spare = max(size - (end - start), 0)
+    # Context on both sides, a little more after than before, cut at word edges.
+    want_start = start - spare // 3
+    want_end = end + spare - (start - max(want_start, 0))
+    first = start
+    last = end
+    for token in tokens:
+        if token.start >= want_start and token.start < first:
+            first = token.start
+            break
+    for token in reversed(tokens):
+        if token.end <= want_end and token.end > last:
+            last = token.end
+            break
+    return first, last
