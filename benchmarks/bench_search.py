@@ -158,7 +158,9 @@ def _cisi_section() -> str:
         peers = _Peers([collection.text(i) for i in ids], slow=False)
         judged = [q for q in collection.queries if q in collection.relevant]
         with semreport.open("memory://") as sr:
-            sr.record(collection.decisions)
+            # Through the storage port: two CISI documents cite more documents than a
+            # recording request may link (limits.MAX_LINKS).
+            sr.storage.record(collection.decisions)
             f_n, f_r, b_n, b_r, s_n, s_r, p_n, p_r = ([] for _ in range(8))
             for q in judged:
                 relevant = set(collection.relevant[q])
