@@ -10,8 +10,9 @@ of them to the query:
    to learn from and the query stays as it is.
 2. **Relevance model**: ``P(w) = sum over feedback rows d of (s(d) / sum s) *
    tf(w, d) / |d|``, where ``s`` is the first-pass score, ``tf`` the term's
-   weighted frequency (title words counted as the index counts them) and
-   ``|d|`` the row's weighted length.
+   frequency in the row and ``|d|`` the row's length, both counted the same
+   way: the caller chooses whether title words count twice, as in the index,
+   or once, as written (the two give different expansions; see the caller).
 3. **Expansion terms**: the :data:`EXPANSION_TERMS` most probable terms that
    occur in at least :data:`MIN_TERM_ROWS` feedback rows (a word one document
    repeats is no evidence of the topic), their probabilities renormalised to

@@ -8,11 +8,12 @@ numeric id is kept as the decision id so that the judgements line up. The
 statement, which a decision requires, is a neutral ``"-"`` that adds no term,
 and so is the title of a document without one (MED has none).
 
-| name | documents | queries | judged | files |
-|---|---|---|---|---|
-| ``cisi`` | 1,460 library-science abstracts | 112 | 76 | ``CISI.ALL``, ``CISI.QRY``, ``CISI.REL`` |
-| ``med`` | 1,033 MEDLINE abstracts | 30 | 30 | ``MED.ALL``, ``MED.QRY``, ``MED.REL`` |
-| ``adi`` | 82 documentation abstracts | 35 | 35 | ``ADI.ALL``, ``ADI.QRY``, ``ADI.REL`` |
+- ``cisi``: 1,460 library-science abstracts, 112 queries, 76 of them judged
+  (``CISI.ALL``, ``CISI.QRY``, ``CISI.REL``);
+- ``med``: 1,033 MEDLINE abstracts, 30 queries, all judged (``MED.ALL``,
+  ``MED.QRY``, ``MED.REL``);
+- ``adi``: 82 abstracts on documentation, 35 queries, all judged
+  (``ADI.ALL``, ``ADI.QRY``, ``ADI.REL``).
 
 Each collection is found by ``$SEMREPORT_<NAME>_DIR`` (``SEMREPORT_CISI_DIR``,
 ``SEMREPORT_MED_DIR``, ``SEMREPORT_ADI_DIR``), else as ``../shared/data/<name>``
