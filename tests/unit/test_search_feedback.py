@@ -21,6 +21,7 @@ from semreport.search._feedback import (
     feedback_rows,
     relevance_model,
     rm3,
+    top_rows,
 )
 
 
@@ -262,3 +263,26 @@ class TestExemplarWeights:
             more = exemplar_weights({term: floats[term] + 1}, length, average, idfs)[term]
             assert more >= weight
             assert math.isfinite(weight)
+
+
+class TestTopRows:
+    """The best candidates by a partition, the same as a full sort."""
+
+    @given(
+        values=st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=0, max_size=40),
+        depth=st.integers(0, 45),
+        data=st.data(),
+    )
+    def test_matches_a_full_sort(
+        self, values: list[float], depth: int, data: st.DataObject
+    ) -> None:
+        array = np.array(values, dtype=np.float64)
+        candidates = np.array(
+            sorted(data.draw(st.sets(st.integers(0, max(len(values) - 1, 0))))) if values else [],
+            dtype=np.int64,
+        )
+        rank = np.array(data.draw(st.permutations(list(range(len(values))))), dtype=np.int64)
+        expected = sorted(candidates.tolist(), key=lambda r: (-array[r], rank[r]))[:depth]
+        assert top_rows(array, candidates, depth, rank).tolist() == expected
+        plain = sorted(candidates.tolist(), key=lambda r: (-array[r], r))[:depth]
+        assert top_rows(array, candidates, depth).tolist() == plain

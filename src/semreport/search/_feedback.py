@@ -50,6 +50,7 @@ __all__ = [
     "feedback_rows",
     "relevance_model",
     "rm3",
+    "top_rows",
 ]
 
 F64 = npt.NDArray[np.float64]
@@ -131,10 +132,27 @@ def feedback_rows(
         candidates = candidates[candidates != exclude]
     if len(candidates) < depth:
         return np.zeros(0, dtype=np.int64)
-    ties = candidates if rank is None else rank[candidates]
-    order = np.lexsort((ties, -scores[candidates]))
-    chosen: I64 = candidates[order[:depth]]
+    chosen: I64 = top_rows(scores, candidates, depth, rank)
     return chosen
+
+
+def top_rows(values: F64, candidates: I64, depth: int, rank: I64 | None = None) -> I64:
+    """The ``depth`` candidates of highest value, best first, ties by ``rank`` (default: row).
+
+    Linear in the candidates: a partition finds the ``depth``-th value, and only
+    the candidates that reach it are sorted.
+    """
+    if depth <= 0 or not len(candidates):
+        return np.zeros(0, dtype=np.int64)
+    chosen_values = values[candidates]
+    if len(candidates) > depth:
+        floor = -np.partition(-chosen_values, depth - 1)[depth - 1]
+        keep = chosen_values >= floor
+        candidates = candidates[keep]
+        chosen_values = chosen_values[keep]
+    ties = candidates if rank is None else rank[candidates]
+    ordered: I64 = candidates[np.lexsort((ties, -chosen_values))[:depth]]
+    return ordered
 
 
 def relevance_model(

@@ -29,6 +29,8 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from semreport.search._feedback import top_rows
+
 __all__ = ["AGREEMENT_DEPTH", "Propagation", "agreement", "neighbourhood", "propagate"]
 
 F64 = npt.NDArray[np.float64]
@@ -159,8 +161,7 @@ def propagate(
     candidates = np.flatnonzero(values > 0).astype(np.int64)
     if exemplar is not None:
         candidates = candidates[candidates != exemplar]
-    ties = candidates if rank is None else rank[candidates]
-    top = candidates[np.lexsort((ties, -values[candidates]))[: max(depth, 0)]]
+    top = top_rows(values, candidates, depth, rank)
     r, a = agreement(values, graph, top)
     combined: F64 = (values + a * graph) / (1.0 + a)
     return Propagation(
