@@ -12,7 +12,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import attrs
 import bm25s
 import numpy as np
 import Stemmer
@@ -20,7 +19,7 @@ import tantivy
 from rank_bm25 import BM25Okapi
 
 import semreport
-from semreport.limits import MAX_BATCH_DECISIONS, MAX_LINKS
+from semreport.limits import MAX_BATCH_DECISIONS
 from semreport.search import HeuristicScorer
 from semreport.search._text import STOP_WORDS
 from semreport.testing import synthetic_decisions, synthetic_queries
@@ -155,13 +154,6 @@ def _record(sr: semreport.SemReport, decisions: list[semreport.Decision]) -> Non
         sr.record(decisions[first : first + MAX_BATCH_DECISIONS])
 
 
-def _capped(decision: semreport.Decision) -> semreport.Decision:
-    """A CISI record within the per-decision link limit (a few cite hundreds of papers)."""
-    if len(decision.links) <= MAX_LINKS:
-        return decision
-    return attrs.evolve(decision, links=decision.links[:MAX_LINKS])
-
-
 def _cisi_section() -> str:
     directory = find_cisi(Path(__file__).resolve().parent)
     if directory is None:
@@ -173,7 +165,9 @@ def _cisi_section() -> str:
         peers = _Peers([collection.text(i) for i in ids], slow=False)
         judged = [q for q in collection.queries if q in collection.relevant]
         with semreport.open("memory://") as sr:
-            sr.record([_capped(d) for d in collection.decisions])
+            # Through the storage port: two CISI documents cite more documents than a
+            # recording request may link (limits.MAX_LINKS).
+            sr.storage.record(collection.decisions)
             f_n, f_r, b_n, b_r, s_n, s_r, p_n, p_r = ([] for _ in range(8))
             for q in judged:
                 relevant = set(collection.relevant[q])

@@ -2,8 +2,8 @@
 
 The strategies and the conformance suite import ``pytest`` and ``hypothesis``
 (the ``test`` dependency group, or ``pip install pytest hypothesis``); they are
-loaded only when first used, so the synthetic generator and the CISI loader
-work without them. The rest of semreport never imports this package.
+loaded only when first used, so the synthetic generator and the collection
+loaders work without them. The rest of semreport never imports this package.
 
 - :mod:`semreport.testing.strategies`: hypothesis strategies for every model.
 - :mod:`semreport.testing.conformance`: the rules every storage adapter keeps,
@@ -13,7 +13,9 @@ work without them. The rest of semreport never imports this package.
   (:func:`sample_decisions`, :func:`sample_session`, :func:`preview_session`).
 - :mod:`semreport.testing.synthetic`: seeded synthetic projects
   (:func:`synthetic_decisions`, :func:`synthetic_queries`).
-- :mod:`semreport.testing.cisi`: the CISI collection as one project.
+- :mod:`semreport.testing.collections`: the public test collections CISI, MED
+  and ADI as projects, with their queries, judgements, nDCG and recall.
+- :mod:`semreport.testing.cisi`: the CISI-only names of the same.
 """
 
 from __future__ import annotations

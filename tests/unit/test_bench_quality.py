@@ -1,0 +1,165 @@
+"""The quality benchmark measures the library as a user gets it: defaults, through the facade."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType, TracebackType
+from typing import Any
+
+import pytest
+
+import semreport
+from semreport.domain import Decision
+from semreport.testing.collections import RetrievalCollection
+
+pytest.importorskip("bm25s")
+pytest.importorskip("Stemmer")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "bench_quality_under_test", ROOT / "benchmarks" / "bench_quality.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # attrs resolves the module's classes through it
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _bench()
+
+TEXTS = [
+    ("timber floor", "cross laminated timber floor slabs span far"),
+    ("timber wall", "timber walls and timber floor slabs burn slowly"),
+    ("steel beam", "steel beams carry the floor slabs over long spans"),
+    ("concrete core", "a concrete core stiffens the tower against wind"),
+    ("glass facade", "triple glazing in the facade keeps the heat in"),
+    ("timber fire", "charring protects timber in a fire for ninety minutes"),
+]
+
+
+def _collection() -> RetrievalCollection:
+    decisions = tuple(
+        Decision(
+            id=str(i + 1),
+            project_id="tiny",
+            title=title,
+            statement="-",
+            rationale=text,
+            agent="tiny",
+        )
+        for i, (title, text) in enumerate(TEXTS)
+    )
+    return RetrievalCollection(
+        name="cisi",
+        decisions=decisions,
+        queries={"1": "timber floor slabs", "2": "concrete tower", "3": "nothing judged"},
+        relevant={"1": ("1", "2", "6"), "2": ("4",)},
+    )
+
+
+class _Recording:
+    """Wraps the real facade and records every search request it is given."""
+
+    def __init__(self, facade: semreport.SemReport, calls: list[tuple[str, Any]]) -> None:
+        self._facade = facade
+        self._calls = calls
+
+    def __enter__(self) -> _Recording:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self._facade.close()
+
+    @property
+    def storage(self) -> Any:
+        return self._facade.storage
+
+    def find(self, project_id: str, request: Any) -> semreport.SearchResult:
+        self._calls.append(("find", request))
+        return self._facade.find(project_id, request)
+
+    def similar(self, project_id: str, request: Any) -> semreport.SearchResult:
+        self._calls.append(("similar", request))
+        return self._facade.similar(project_id, request)
+
+
+class TestDefaults:
+    """The evaluation opens a default facade and asks plain requests: no weights, no options."""
+
+    def test_evaluate_uses_the_library_defaults(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        calls: list[tuple[str, Any]] = []
+        opened: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+        real_open = semreport.open
+
+        def spy(*args: Any, **kwargs: Any) -> _Recording:
+            opened.append((args, kwargs))
+            return _Recording(real_open(*args, **kwargs), calls)
+
+        monkeypatch.setattr(semreport, "open", spy)
+        quality = bench.evaluate(_collection())
+        # One facade, opened with the URL alone: the default scorer and its default weights.
+        assert opened == [(("memory://",), {})]
+        assert calls == [
+            ("find", {"text": "timber floor slabs", "limit": 100}),
+            ("similar", {"decision_id": "1", "limit": 100}),
+            ("find", {"text": "concrete tower", "limit": 100}),
+        ]
+        assert quality.find.queries == 2
+        assert quality.similar.queries == 1
+        assert 0.0 < quality.find.ours_ndcg <= 1.0
+        assert 0.0 < quality.find.peer_ndcg <= 1.0
+        assert quality.find.ratio == pytest.approx(quality.find.ours_ndcg / quality.find.peer_ndcg)
+
+    def test_requests_hold_nothing_but_the_query_and_the_depth(self) -> None:
+        assert bench.find_request("q") == {"text": "q", "limit": bench.DEPTH}
+        assert bench.similar_request("d") == {"decision_id": "d", "limit": bench.DEPTH}
+        assert bench.DEPTH == 100
+        assert bench.MIN_RELEVANT == 3
+
+    def test_a_zero_peer_gives_no_ratio(self) -> None:
+        pair = bench.Pair(queries=1, ours_ndcg=0.5, ours_recall=0.5, peer_ndcg=0.0, peer_recall=0)
+        assert pair.ratio != pair.ratio  # NaN: no ratio against nothing
+
+
+class TestSection:
+    """The section lists every collection found and names the ones that are not."""
+
+    def test_run_over_sample_files(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        documents = "".join(
+            f".I {i + 1}\n.T\n{title}\n.W\n{text}\n.X\n{(i + 1) % 6 + 1}\t1\t{i + 1}\n"
+            for i, (title, text) in enumerate(TEXTS)
+        )
+        queries = ".I 1\n.W\ntimber floor slabs\n.I 2\n.W\nconcrete tower\n"
+        cisi = tmp_path / "cisi"
+        cisi.mkdir()
+        (cisi / "CISI.ALL").write_text(documents, encoding="latin-1")
+        (cisi / "CISI.QRY").write_text(queries, encoding="latin-1")
+        (cisi / "CISI.REL").write_text("1 1 0 0\n1 2 0 0\n1 6 0 0\n2 4 0 0\n", encoding="latin-1")
+        monkeypatch.setenv("SEMREPORT_CISI_DIR", str(cisi))
+        monkeypatch.setenv("SEMREPORT_MED_DIR", str(tmp_path / "absent"))
+        monkeypatch.setenv("SEMREPORT_ADI_DIR", str(tmp_path / "absent"))
+        section = bench.run(quick=True)
+        assert "| CISI | 2 |" in section
+        assert "| CISI | 1 |" in section  # one exemplar
+        assert "| CISI + links, similar (peer: exemplar text) | 1 |" in section
+        assert "**mean ratio**" in section
+        assert "Not found, so not measured: adi, med" in section
+
+    def test_nothing_found(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        for name in ("CISI", "MED", "ADI"):
+            monkeypatch.setenv(f"SEMREPORT_{name}_DIR", str(tmp_path))
+        section = bench.run(quick=False)
+        assert "Not found, so not measured: adi, cisi, med" in section
+        assert "CISI with its direct citations" not in section
