@@ -532,3 +532,38 @@ class TestIndex:
         assert "heuristic" in repr(scorer).lower()
         assert Decision(id="d", project_id="p", title="t", statement="s", agent="a").title == "t"
         assert datetime(2024, 1, 1, tzinfo=UTC).year == 2024
+
+
+class TestHighlights:
+    """Hits carry fragments of their best matching fields, marked from the score's analysis."""
+
+    def test_find_marks_the_matched_words(self, sr: semreport.SemReport) -> None:
+        result = sr.find("p-1", {"text": "timber floors"})
+        top = {h.decision_id: h for h in result.hits}["d-3"]
+        assert top.highlights
+        first = top.highlights[0]
+        assert first.field == "title"
+        assert first.marked() == "[Timber] [floor] with gypsum lining"
+        assert to_wire(top)["highlights"][0] == {
+            "field": "title",
+            "fragment": "Timber floor with gypsum lining",
+            "spans": [[0, 6], [7, 12]],
+        }
+
+    def test_no_text_gives_no_highlights(self, sr: semreport.SemReport) -> None:
+        result = sr.find("p-1", {"filters": {"tags": ["timber"]}})
+        assert result.hits
+        assert all(h.highlights == () for h in result.hits)
+
+    def test_similar_marks_the_exemplar_terms(self, sr: semreport.SemReport) -> None:
+        result = sr.similar("p-1", {"decision_id": "d-3"})
+        marked = {h.decision_id: h for h in result.hits}["d-1"]
+        assert any("[" in shown.marked() for shown in marked.highlights)
+
+    def test_the_notebook_view_marks_and_escapes(self) -> None:
+        with semreport.open("memory://") as facade:
+            facade.record([_d("d-9", "Fire <script> door", statement="A fire door & frame")])
+            result = facade.find("p-1", {"text": "fire"})
+        shown = result._repr_html_()
+        assert "<mark>Fire</mark> &lt;script&gt; door" in shown
+        assert "<script>" not in shown

@@ -50,7 +50,16 @@ __all__ = [
 
 SESSION_FORMATS = ("json", "pdf", "graph")
 SIGNAL_COLUMNS = ("name", "kind", "find_weight", "similar_weight", "coverage", "description")
-HIT_COLUMNS = ("rank", "decision_id", "score", "title", "domain", "status", "superseded")
+HIT_COLUMNS = (
+    "rank",
+    "decision_id",
+    "score",
+    "title",
+    "domain",
+    "status",
+    "superseded",
+    "highlight",
+)
 
 
 @cli.command()

@@ -37,6 +37,7 @@ from semreport.domain._values import (
     format_path,
 )
 from semreport.search._analysis import AnalyzerInfo
+from semreport.search._highlight import Highlight
 from semreport.search.signals import SIGNAL_NAMES
 from semreport.wire import converter, from_wire
 
@@ -319,6 +320,9 @@ class Hit:
         demotion: The factor applied for being superseded (1.0 when not demoted).
         explanation: One entry per active signal, in signal order; empty when the
             request asked for no explanations (``explain`` false).
+        highlights: The best matching fields' fragments with the matched words'
+            spans, from the same analysis as the score (the text of ``find``,
+            the exemplar's terms in ``similar``); empty when no text matched.
     """
 
     decision_id: str
@@ -331,6 +335,7 @@ class Hit:
     superseded: bool
     demotion: float = 1.0
     explanation: tuple[SignalContribution, ...] = ()
+    highlights: tuple[Highlight, ...] = ()
 
     def contribution(self, signal: str) -> SignalContribution | None:
         """The explanation entry of ``signal``, if it was active and explained."""
@@ -445,9 +450,12 @@ class SearchResult:
             )
             signals = ", ".join(f"{esc(c.signal)} {c.contribution:.3f}" for c in hit.explanation)
             flag = " <em>(superseded)</em>" if hit.superseded else ""
+            shown = "".join(
+                f"<br><small>{esc(h.field)}: {_marked_html(h)}</small>" for h in hit.highlights
+            )
             rows.append(
                 f"<tr><td>{rank}</td><td><code>{esc(hit.decision_id)}</code></td>"
-                f"<td>{esc(hit.title)}{flag}</td><td>{esc(hit.domain.value)}</td>"
+                f"<td>{esc(hit.title)}{flag}{shown}</td><td>{esc(hit.domain.value)}</td>"
                 f"<td>{esc(hit.status.value)}</td><td>{hit.score:.3f}</td>"
                 f"<td>{bars}<br><small>{signals}</small></td></tr>"
             )
@@ -466,6 +474,18 @@ class SearchResult:
             f"<th>contributions</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
             f"<p><small>{legend}</small></p></div>"
         )
+
+
+def _marked_html(shown: Highlight) -> str:
+    """A highlight's fragment as escaped HTML, each matched word in ``<mark>``."""
+    out = []
+    last = 0
+    for start, end in shown.spans:
+        out.append(html.escape(shown.fragment[last:start]))
+        out.append(f"<mark>{html.escape(shown.fragment[start:end])}</mark>")
+        last = end
+    out.append(html.escape(shown.fragment[last:]))
+    return "".join(out)
 
 
 @attrs.frozen

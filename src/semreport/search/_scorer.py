@@ -35,12 +35,14 @@ from semreport.search._analysis import Analyzer
 from semreport.search._cursor import CursorState, decode_cursor, encode_cursor, fingerprint
 from semreport.search._explain import page_hits
 from semreport.search._filters import filter_mask
+from semreport.search._highlight import highlights_many
 from semreport.search._index import F64, I64, Bool, IndexSnapshot, Vocabulary
 from semreport.search._models import (
     AttributeSummary,
     Criteria,
     Exemplar,
     FacetCounts,
+    Hit,
     PartialDecision,
     SearchResult,
     SignalCatalogue,
@@ -191,7 +193,9 @@ class HeuristicScorer:
             criteria.superseded,
             criteria.min_score,
         )
-        return self._page(snap, ranked, criteria.limit, state, print_, explain=criteria.explain)
+        return self._page(
+            memory, snap, ranked, criteria.limit, state, print_, explain=criteria.explain
+        )
 
     def similar(self, memory: DecisionMemory, project_id: str, exemplar: Exemplar) -> SearchResult:
         """Rank the project's decisions by resemblance to a checked exemplar."""
@@ -218,7 +222,9 @@ class HeuristicScorer:
             exemplar.superseded,
             exemplar.min_score,
         )
-        return self._page(snap, ranked, exemplar.limit, state, print_, explain=exemplar.explain)
+        return self._page(
+            memory, snap, ranked, exemplar.limit, state, print_, explain=exemplar.explain
+        )
 
     def score(
         self, memory: DecisionMemory, project_id: str, query: Criteria | Exemplar
@@ -291,8 +297,9 @@ class HeuristicScorer:
         self.index(memory, project_id)
         return state, self._snapshot_at(project_id, state.sequence)
 
-    def _page(
+    def _page(  # noqa: PLR0917 - internal
         self,
+        memory: DecisionMemory,
         snap: IndexSnapshot,
         ranked: _Ranked,
         limit: int,
@@ -305,6 +312,7 @@ class HeuristicScorer:
         more = len(rows) > limit
         rows, scores = rows[:limit], scores[:limit]
         hits = page_hits(snap, rows, scores, ranked.active, demote=ranked.demote, explain=explain)
+        hits = self._highlighted(memory, snap, ranked.active, hits)
         cursor = None
         if more and hits:
             last = hits[-1]
@@ -320,6 +328,27 @@ class HeuristicScorer:
             scorer=_INFO,
             facets=_facet_counts(snap, ranked.match),
             explained=explain,
+        )
+
+    @staticmethod
+    def _highlighted(
+        memory: DecisionMemory,
+        snap: IndexSnapshot,
+        active: tuple[Weighted, ...],
+        hits: tuple[Hit, ...],
+    ) -> tuple[Hit, ...]:
+        """The hits with their highlights: the matched text terms, for the page at once."""
+        terms = sorted({term for signal in active for term in signal.prepared.highlight_terms()})
+        if not terms or not hits:
+            return hits
+        decisions = [memory.get(snap.project_id, hit.decision_id) for hit in hits]
+        documents = [
+            {"title": d.title, "statement": d.statement, "rationale": d.rationale}
+            for d in decisions
+        ]
+        found = highlights_many(snap.vocab.analyzer, documents, terms)
+        return tuple(
+            attrs.evolve(hit, highlights=shown) for hit, shown in zip(hits, found, strict=True)
         )
 
 

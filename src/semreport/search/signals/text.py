@@ -50,6 +50,11 @@ class Bm25(Prepared):
         found: Bool = self.raw > 0
         return found
 
+    def highlight_terms(self) -> tuple[str, ...]:
+        """The analysed query terms (the index's term names), sorted."""
+        names = self.snap.vocab.term_names
+        return tuple(sorted(names[tid] for tid in self.surface))
+
     def explain(self, rows: Sequence[int]) -> list[Evidence]:
         """The matched words of every page row, found at once (one binary search in all)."""
         if not self.surface or not rows:
