@@ -567,3 +567,46 @@ class TestHighlights:
         shown = result._repr_html_()
         assert "<mark>Fire</mark> &lt;script&gt; door" in shown
         assert "<script>" not in shown
+
+
+class TestWarnings:
+    """Names the project does not hold come back as warnings with the closest names it holds."""
+
+    def test_a_tag_in_another_case(self, sr: semreport.SemReport) -> None:
+        result = sr.find("p-1", {"filters": {"tags": ["Fire"]}})
+        assert result.hits == ()
+        (warning,) = result.warnings
+        assert isinstance(warning, semreport.SearchWarning)
+        assert (warning.field, warning.value, warning.kind) == ("filters.tags", "Fire", "tag")
+        assert warning.suggestions[0] == "fire"
+        assert "'fire'" in warning.message
+        assert to_wire(result)["warnings"][0]["suggestions"][0] == "fire"
+
+    def test_every_kind_of_name_is_checked(self, sr: semreport.SemReport) -> None:
+        result = sr.find(
+            "p-1",
+            {
+                "text": "timber",
+                "filters": {"agent": ["a-3"], "attributes": {"cost_euro": {"max": 9}}},
+                "prefer": {"tags": ["timbr"], "agent": ["a-1"]},
+                "near": {"u_valu": 0.2, "cost_eur": 1000},
+            },
+        )
+        assert [(w.field, w.value) for w in result.warnings] == [
+            ("filters.agent", "a-3"),
+            ("filters.attributes", "cost_euro"),
+            ("prefer.tags", "timbr"),
+            ("near", "u_valu"),
+        ]
+        assert result.warnings[1].suggestions == ("cost_eur",)
+        assert result.warnings[3].suggestions == ("u_value",)
+
+    def test_similar_checks_its_filters(self, sr: semreport.SemReport) -> None:
+        result = sr.similar("p-1", {"decision_id": "d-3", "filters": {"tags": ["acoustics"]}})
+        assert [w.value for w in result.warnings] == ["acoustics"]
+        assert result.warnings[0].suggestions == ("acoustic",)
+
+    def test_known_names_give_none(self, sr: semreport.SemReport) -> None:
+        result = sr.find("p-1", {"text": "timber", "filters": {"tags": ["fire"]}})
+        assert result.warnings == ()
+        assert to_wire(result)["warnings"] == []

@@ -38,6 +38,7 @@ from semreport.domain._values import (
 )
 from semreport.search._analysis import AnalyzerInfo
 from semreport.search._highlight import Highlight
+from semreport.search._warnings import SearchWarning
 from semreport.search.signals import SIGNAL_NAMES
 from semreport.wire import converter, from_wire
 
@@ -416,6 +417,9 @@ class SearchResult:
         scorer: Who scored: ``heuristic``, its version, ``model_inference: false``.
         facets: Facet counts over every match.
         explained: Whether the hits carry explanations (the request's ``explain``).
+        warnings: Names the request gives that the project does not hold (tags,
+            agents, numeric attributes in filters, ``prefer`` and ``near``), each
+            with the closest names it does hold: why a page may be empty.
     """
 
     project_id: str
@@ -426,6 +430,7 @@ class SearchResult:
     scorer: ScorerInfo
     facets: FacetCounts = attrs.field(factory=FacetCounts)
     explained: bool = True
+    warnings: tuple[SearchWarning, ...] = ()
 
     def __len__(self) -> int:
         return len(self.hits)

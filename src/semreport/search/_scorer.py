@@ -42,6 +42,8 @@ from semreport.search._models import (
     Criteria,
     Exemplar,
     FacetCounts,
+    FacetSelection,
+    Filters,
     Hit,
     PartialDecision,
     SearchResult,
@@ -58,6 +60,7 @@ from semreport.search._ranking import (
     text_only,
     top,
 )
+from semreport.search._warnings import SearchWarning, unknown_names
 from semreport.search.signals import SIGNALS, Prepared, Query
 from semreport.wire import to_wire
 
@@ -186,6 +189,7 @@ class HeuristicScorer:
             near=dict(criteria.near),
         )
         mask = filter_mask(snap, criteria.filters, criteria.superseded)
+        warnings = _warnings(snap, criteria.filters, criteria.prefer, criteria.near)
         ranked = _match(
             query,
             _weights(FIND_WEIGHTS, criteria.weights),
@@ -193,9 +197,10 @@ class HeuristicScorer:
             criteria.superseded,
             criteria.min_score,
         )
-        return self._page(
+        result = self._page(
             memory, snap, ranked, criteria.limit, state, print_, explain=criteria.explain
         )
+        return attrs.evolve(result, warnings=warnings) if warnings else result
 
     def similar(self, memory: DecisionMemory, project_id: str, exemplar: Exemplar) -> SearchResult:
         """Rank the project's decisions by resemblance to a checked exemplar."""
@@ -215,6 +220,7 @@ class HeuristicScorer:
             decision = exemplar.decision
         query = Query("similar", snap, exemplar=decision, exemplar_row=row)
         mask = filter_mask(snap, exemplar.filters, exemplar.superseded, exclude=row)
+        warnings = _warnings(snap, exemplar.filters, None, {})
         ranked = _match(
             query,
             _weights(SIMILAR_WEIGHTS, exemplar.weights),
@@ -222,9 +228,10 @@ class HeuristicScorer:
             exemplar.superseded,
             exemplar.min_score,
         )
-        return self._page(
+        result = self._page(
             memory, snap, ranked, exemplar.limit, state, print_, explain=exemplar.explain
         )
+        return attrs.evolve(result, warnings=warnings) if warnings else result
 
     def score(
         self, memory: DecisionMemory, project_id: str, query: Criteria | Exemplar
@@ -350,6 +357,26 @@ class HeuristicScorer:
         return tuple(
             attrs.evolve(hit, highlights=shown) for hit, shown in zip(hits, found, strict=True)
         )
+
+
+def _warnings(
+    snap: IndexSnapshot,
+    filters: Filters,
+    prefer: FacetSelection | None,
+    near: Mapping[str, float],
+) -> tuple[SearchWarning, ...]:
+    """A warning for each tag, agent or numeric attribute named that the project does not hold."""
+    held = snap.held_names
+    out = [
+        *unknown_names("filters.agent", "agent", filters.agent, held["agent"]),
+        *unknown_names("filters.tags", "tag", filters.tags, held["tag"]),
+        *unknown_names("filters.attributes", "attribute", filters.attributes, held["attribute"]),
+    ]
+    if prefer is not None:
+        out += unknown_names("prefer.agent", "agent", prefer.agent, held["agent"])
+        out += unknown_names("prefer.tags", "tag", prefer.tags, held["tag"])
+    out += unknown_names("near", "attribute", near, held["attribute"])
+    return tuple(out)
 
 
 def _match(
