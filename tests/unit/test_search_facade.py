@@ -610,3 +610,44 @@ class TestWarnings:
         result = sr.find("p-1", {"text": "timber", "filters": {"tags": ["fire"]}})
         assert result.warnings == ()
         assert to_wire(result)["warnings"] == []
+
+
+class TestExpandedEvidence:
+    """The text signal says which matched words a synonym or a unit brought in."""
+
+    def test_a_synonym_is_named_in_the_evidence(self) -> None:
+        analyzer = semreport.Analyzer(synonyms=[["clt", "cross-laminated timber"]])
+        scorer = HeuristicScorer(analyzer=analyzer)
+        with semreport.open("memory://", scorer=scorer) as facade:
+            facade.record(
+                [
+                    _d("d-1", "Cross-laminated timber floor"),
+                    _d("d-2", "CLT walls"),
+                    _d("d-3", "Steel frame"),
+                ]
+            )
+            result = facade.find("p-1", {"text": "CLT"})
+        by_id = {hit.decision_id: hit for hit in result.hits}
+        assert set(by_id) == {"d-1", "d-2"}
+        first = by_id["d-1"].contribution("text")
+        assert first is not None
+        assert first.evidence["expanded"] == {
+            "cross": "CLT",
+            "laminated": "CLT",
+            "timber": "CLT",
+        }
+        own = by_id["d-2"].contribution("text")
+        assert own is not None
+        assert own.evidence["matched_terms"] == ("clt",)
+        assert "expanded" not in own.evidence
+        for hit in result.hits:
+            assert abs(sum(c.contribution for c in hit.explanation) - hit.score) <= 1e-12
+            assert hit.highlights
+
+    def test_a_unit_written_onto_a_number(self) -> None:
+        with semreport.open("memory://") as facade:
+            facade.record([_d("d-1", "Embodied CO2e of the slab")])
+            hit = facade.find("p-1", {"text": "co2"}).hits[0]
+        text = hit.contribution("text")
+        assert text is not None
+        assert text.evidence["expanded"] == {"co2e": "co2"}
