@@ -15,6 +15,7 @@ from semreport import (
     Decision,
     DecisionNotFound,
     Forbidden,
+    FrozenDict,
     InvalidRequest,
     Principal,
     ProjectNotFound,
@@ -651,3 +652,37 @@ class TestExpandedEvidence:
         text = hit.contribution("text")
         assert text is not None
         assert text.evidence["expanded"] == {"co2e": "co2"}
+
+
+class TestCatalogueViews:
+    """The signal catalogue has a short repr and a notebook table."""
+
+    def test_repr_is_short(self, sr: semreport.SemReport) -> None:
+        catalogue = sr.signals("p-1")
+        shown = repr(catalogue)
+        assert shown.startswith("SignalCatalogue(project_id='p-1', as_of_sequence=5")
+        assert "signals=6" in shown
+        assert len(shown) < 300
+
+    def test_a_long_project_id_is_cut(self, sr: semreport.SemReport) -> None:
+        catalogue = attrs.evolve(sr.signals("p-1"), project_id="p" * 500)
+        assert len(repr(catalogue)) < 300
+
+    def test_html_shows_signals_analyzer_facets_and_ranges(self, sr: semreport.SemReport) -> None:
+        shown = sr.signals("p-1")._repr_html_()
+        for part in (
+            "<code>text</code>",
+            "<code>recency</code>",
+            "english",
+            "timber (2)",
+            "<code>cost_eur</code>",
+            "model inference: no",
+        ):
+            assert part in shown
+
+    def test_many_facet_values_are_cut(self, sr: semreport.SemReport) -> None:
+        catalogue = sr.signals("p-1")
+        many = FrozenDict({f"t-{i:02}": 1 for i in range(25)})
+        shown = attrs.evolve(catalogue, facets=FrozenDict({"tags": many}))._repr_html_()
+        assert "t-19 (1), … 5 more" in shown
+        assert "t-20" not in shown

@@ -563,6 +563,71 @@ class SignalCatalogue:
                 return info
         raise KeyError(name)
 
+    def __repr__(self) -> str:
+        project = self.project_id if len(self.project_id) <= 40 else self.project_id[:39] + "…"
+        return (
+            f"SignalCatalogue(project_id={project!r}, as_of_sequence={self.as_of_sequence}, "
+            f"decisions={self.decisions}, signals={len(self.signals)}, "
+            f"attributes={len(self.attributes)}, superseded={self.superseded})"
+        )
+
+    def _repr_html_(self) -> str:
+        """Render the catalogue: signals with weights, analyzer, facet values and ranges."""
+        esc = html.escape
+        analyzer = self.analyzer
+        how = (
+            f" Text: {esc(analyzer.language)}, {analyzer.stop_words} stop words, folding "
+            f"{'on' if analyzer.folding else 'off'}, {analyzer.synonym_groups} synonym groups."
+            if analyzer is not None
+            else ""
+        )
+        head = (
+            f"<p><strong>{self.decisions}</strong> decisions of <code>{esc(self.project_id)}"
+            f"</code> as of sequence {self.as_of_sequence} ({self.superseded} superseded); "
+            f"scorer <code>{esc(self.scorer.name)}</code> {esc(self.scorer.version)}, "
+            f"model inference: {'yes' if self.scorer.model_inference else 'no'}.{how}</p>"
+        )
+        signals = "".join(
+            f"<tr><td><code>{esc(info.name)}</code></td><td>{esc(info.kind)}</td>"
+            f"<td>{info.find_weight:g}</td><td>{info.similar_weight:g}</td>"
+            f"<td>{info.coverage:.0%}</td><td>{esc(info.needs)}</td>"
+            f"<td><small>{esc(info.description)}</small></td></tr>"
+            for info in self.signals
+        )
+        facets = "".join(
+            f"<tr><th>{esc(name)}</th><td>{_html_counts(values)}</td></tr>"
+            for name, values in self.facets.items()
+        )
+        ranges = "".join(
+            f"<tr><td><code>{esc(a.name)}</code></td><td>{a.count}</td><td>{a.min:g}</td>"
+            f"<td>{a.median:g}</td><td>{a.max:g}</td></tr>"
+            for a in self.attributes
+        )
+        return (
+            f"<div>{head}<table><thead><tr><th>signal</th><th>kind</th><th>find</th>"
+            "<th>similar</th><th>coverage</th><th>needs</th><th>description</th></tr></thead>"
+            f"<tbody>{signals}</tbody></table>"
+            f"<table><tbody>{facets}</tbody></table>"
+            + (
+                "<table><thead><tr><th>attribute</th><th>decisions</th><th>min</th>"
+                f"<th>median</th><th>max</th></tr></thead><tbody>{ranges}</tbody></table>"
+                if ranges
+                else ""
+            )
+            + "</div>"
+        )
+
+
+_HTML_VALUES: Final = 20
+"""At most this many values per facet in a catalogue's notebook view."""
+
+
+def _html_counts(values: Mapping[str, int]) -> str:
+    ordered = sorted(values.items(), key=lambda item: (-item[1], item[0]))
+    shown = ", ".join(f"{html.escape(name)} ({count})" for name, count in ordered[:_HTML_VALUES])
+    more = len(ordered) - _HTML_VALUES
+    return shown + (f", … {more} more" if more > 0 else "")
+
 
 # -- validation -------------------------------------------------------------------------
 
