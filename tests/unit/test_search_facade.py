@@ -686,3 +686,9 @@ class TestCatalogueViews:
         shown = attrs.evolve(catalogue, facets=FrozenDict({"tags": many}))._repr_html_()
         assert "t-19 (1), … 5 more" in shown
         assert "t-20" not in shown
+
+    def test_html_without_analyzer_or_attributes(self, sr: semreport.SemReport) -> None:
+        catalogue = attrs.evolve(sr.signals("p-1"), analyzer=None, attributes=())
+        shown = catalogue._repr_html_()
+        assert "Text:" not in shown
+        assert "<th>attribute</th>" not in shown
