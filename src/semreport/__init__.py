@@ -98,6 +98,7 @@ from semreport.search import (
     Highlight,
     Hit,
     SearchResult,
+    SearchWarning,
     SignalCatalogue,
     SignalContribution,
 )
@@ -176,6 +177,7 @@ __all__ = [
     "Scorer",
     "ScorerInfo",
     "SearchResult",
+    "SearchWarning",
     "SemReport",
     "SemReportError",
     "SessionAlreadyRecorded",

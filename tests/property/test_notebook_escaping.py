@@ -8,9 +8,10 @@ from html.parser import HTMLParser
 from hypothesis import given
 from hypothesis import strategies as st
 
-from semreport import Decision
+from semreport import Decision, FrozenDict, ScorerInfo
 from semreport.exports import export_legacy_session
 from semreport.reports import build_report
+from semreport.search import AnalyzerInfo, AttributeSummary, SignalCatalogue, SignalInfo
 from semreport.testing import strategies
 
 T0 = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)
@@ -101,3 +102,64 @@ class TestSessionExportView:
         for person in session.participants:
             assert person.name in text
         assert len(repr(exported)) < 300
+
+
+CATALOGUE_TAGS = {"div", "p", "strong", "code", "small", "table", "thead", "tbody", "tr", "th"}
+CATALOGUE_TAGS |= {"td"}
+_texts = st.text(min_size=1, max_size=30).filter(lambda t: t.strip() == t and "\r" not in t)
+
+
+@st.composite
+def catalogues(draw: st.DrawFn) -> SignalCatalogue:
+    signals = tuple(
+        SignalInfo(
+            name=draw(_texts),
+            kind=draw(_texts),
+            description=draw(_texts),
+            find_weight=1.0,
+            similar_weight=0.5,
+            coverage=0.25,
+            needs=draw(_texts),
+        )
+        for _ in range(draw(st.integers(1, 3)))
+    )
+    facets = draw(
+        st.dictionaries(_texts, st.dictionaries(_texts, st.integers(0, 9), max_size=3), max_size=3)
+    )
+    attributes = tuple(
+        AttributeSummary(draw(_texts), 2, 0.0, 2.0, 1.0, 1.0)
+        for _ in range(draw(st.integers(0, 2)))
+    )
+    return SignalCatalogue(
+        project_id=draw(_texts),
+        as_of_sequence=3,
+        decisions=4,
+        signals=signals,
+        facets=FrozenDict({k: FrozenDict(v) for k, v in facets.items()}),
+        attributes=attributes,
+        superseded=1,
+        superseded_policies=("demote",),
+        scorer=ScorerInfo(name=draw(_texts), version=draw(_texts), model_inference=False),
+        analyzer=AnalyzerInfo(draw(_texts), 3, True, 0),
+    )
+
+
+class TestCatalogueView:
+    """The signal catalogue shows every name and description as text; its repr stays short."""
+
+    @given(catalogues())
+    def test_text_never_becomes_markup(self, catalogue: SignalCatalogue) -> None:
+        tags, text = read(catalogue._repr_html_())
+        assert tags <= CATALOGUE_TAGS
+        assert catalogue.project_id in text
+        assert catalogue.scorer.name in text
+        for info in catalogue.signals:
+            for value in (info.name, info.kind, info.description, info.needs):
+                assert value in text
+        for name, values in catalogue.facets.items():
+            assert name in text
+            for value in values:
+                assert value in text
+        for attribute in catalogue.attributes:
+            assert attribute.name in text
+        assert len(repr(catalogue)) < 400

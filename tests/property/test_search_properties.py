@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import semreport
 from semreport import InvalidRequest, SemReportError
-from semreport.search import HeuristicScorer, SearchResult
+from semreport.search import Analyzer, HeuristicScorer, SearchResult
 from semreport.search._ranking import PRUNE_FROM
 from semreport.search._text import Tokenizer
 from semreport.search.signals import SIGNALS, Query
@@ -476,3 +476,29 @@ class TestReference:
         sr, records = _big_project()
         assert len(records) >= PRUNE_FROM
         _check_against_reference(sr, records, criteria, walk=False)
+
+
+class TestHighlights:
+    """Highlights come from the score's analysis: spans inside the fragment, on query terms."""
+
+    @given(projects(), criteria_st)
+    def test_spans_mark_matched_query_terms(
+        self, records: list[dict[str, Any]], criteria: dict[str, Any]
+    ) -> None:
+        analyzer = Analyzer()
+        wanted = {token.term for token in analyzer.analyse(criteria["text"])}
+        with _open(records) as sr:
+            result = sr.find("p", {**criteria, "limit": 100})
+        for hit in result.hits:
+            text = hit.contribution("text")
+            if text is not None and text.raw > 0:
+                assert hit.highlights  # a hit holding a query term shows where
+            for shown in hit.highlights:
+                assert shown.field in {"title", "statement", "rationale"}
+                last = 0
+                for start, end in shown.spans:
+                    assert last <= start < end <= len(shown.fragment)
+                    last = end
+                    terms = [t.term for t in analyzer.analyse(shown.fragment[start:end])]
+                    assert len(terms) == 1
+                    assert terms[0] in wanted

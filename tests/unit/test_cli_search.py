@@ -83,6 +83,34 @@ class TestFind:
         assert "model_inference=false" in result.stdout
         assert "contribution" in result.stdout
 
+    def test_table_shows_the_highlight(self, store: MemoryStorage) -> None:
+        expected = _facade(store).find(P, {"text": "timber", "limit": 3})
+        shown = expected.hits[0].highlights[0]
+        result = run("find", "-p", P, "timber", "--limit", "3", "--format", "table", "--url", URL)
+        assert result.exit_code == 0, result.stderr
+        words = shown.fragment.split()
+        assert " ".join(words[:3]) in " ".join(result.stdout.split())
+
+    def test_plain_rows_mark_the_matched_words(self, store: MemoryStorage) -> None:
+        expected = _facade(store).find(P, {"text": "timber", "limit": 3})
+        result = run("find", "-p", P, "timber", "--limit", "3", "--format", "tsv", "--url", URL)
+        assert result.exit_code == 0, result.stderr
+        header, first = result.stdout.splitlines()[:2]
+        assert header.split("\t")[-1] == "highlight"
+        assert first.split("\t")[-1] == expected.hits[0].highlights[0].marked()
+        assert "[" in first.split("\t")[-1]
+
+    @pytest.mark.parametrize("fmt", ["table", "json", "tsv"])
+    def test_warnings_go_to_standard_error(self, store: MemoryStorage, fmt: str) -> None:
+        tag = sorted(_facade(store).signals(P).facets["tags"])[0]
+        result = run("find", "-p", P, "--tag", tag.upper(), "--format", fmt, "--url", URL)
+        assert result.exit_code == 0, result.stderr
+        assert f"semreport: warning: filters.tags: the project holds no tag {tag.upper()!r}" in (
+            result.stderr
+        )
+        assert f"only {tag!r}" in result.stderr
+        assert "warning" not in result.stdout or fmt == "json"
+
     def test_json_is_the_wire_form(self, store: MemoryStorage) -> None:
         got = _json("find", "-p", P, "embodied carbon", "--limit", "4")
         _same(got, _facade(store).find(P, {"text": "embodied carbon", "limit": 4}))

@@ -64,6 +64,18 @@ class TestSearch:
         assert response.json() == semreport.to_wire(expected)
         assert response.json()["hits"]
         assert response.json()["scorer"]["model_inference"] is False
+        assert response.json()["hits"][0]["highlights"][0]["spans"]
+        _conforms("/projects/{project_id}/semantic/find", "post", response)
+
+    def test_find_warns_about_unknown_names(self, client: TestClient) -> None:
+        body = {"text": "fire", "filters": {"tags": ["no-such-tag"]}, "near": {"nope": 1}}
+        response = client.post("/projects/p-1/semantic/find", headers=AUTH, json=body)
+        assert response.status_code == 200
+        warnings = response.json()["warnings"]
+        assert [(w["field"], w["value"]) for w in warnings] == [
+            ("filters.tags", "no-such-tag"),
+            ("near", "nope"),
+        ]
         _conforms("/projects/{project_id}/semantic/find", "post", response)
 
     def test_cursor_pages_over_http_visit_each_hit_once(self, client: TestClient) -> None:

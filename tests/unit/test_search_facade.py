@@ -15,6 +15,7 @@ from semreport import (
     Decision,
     DecisionNotFound,
     Forbidden,
+    FrozenDict,
     InvalidRequest,
     Principal,
     ProjectNotFound,
@@ -532,3 +533,162 @@ class TestIndex:
         assert "heuristic" in repr(scorer).lower()
         assert Decision(id="d", project_id="p", title="t", statement="s", agent="a").title == "t"
         assert datetime(2024, 1, 1, tzinfo=UTC).year == 2024
+
+
+class TestHighlights:
+    """Hits carry fragments of their best matching fields, marked from the score's analysis."""
+
+    def test_find_marks_the_matched_words(self, sr: semreport.SemReport) -> None:
+        result = sr.find("p-1", {"text": "timber floors"})
+        top = {h.decision_id: h for h in result.hits}["d-3"]
+        assert top.highlights
+        first = top.highlights[0]
+        assert first.field == "title"
+        assert first.marked() == "[Timber] [floor] with gypsum lining"
+        assert to_wire(top)["highlights"][0] == {
+            "field": "title",
+            "fragment": "Timber floor with gypsum lining",
+            "spans": [[0, 6], [7, 12]],
+        }
+
+    def test_no_text_gives_no_highlights(self, sr: semreport.SemReport) -> None:
+        result = sr.find("p-1", {"filters": {"tags": ["timber"]}})
+        assert result.hits
+        assert all(h.highlights == () for h in result.hits)
+
+    def test_similar_marks_the_exemplar_terms(self, sr: semreport.SemReport) -> None:
+        result = sr.similar("p-1", {"decision_id": "d-3"})
+        marked = {h.decision_id: h for h in result.hits}["d-1"]
+        assert any("[" in shown.marked() for shown in marked.highlights)
+
+    def test_the_notebook_view_marks_and_escapes(self) -> None:
+        with semreport.open("memory://") as facade:
+            facade.record([_d("d-9", "Fire <script> door", statement="A fire door & frame")])
+            result = facade.find("p-1", {"text": "fire"})
+        shown = result._repr_html_()
+        assert "<mark>Fire</mark> &lt;script&gt; door" in shown
+        assert "<script>" not in shown
+
+
+class TestWarnings:
+    """Names the project does not hold come back as warnings with the closest names it holds."""
+
+    def test_a_tag_in_another_case(self, sr: semreport.SemReport) -> None:
+        result = sr.find("p-1", {"filters": {"tags": ["Fire"]}})
+        assert result.hits == ()
+        (warning,) = result.warnings
+        assert isinstance(warning, semreport.SearchWarning)
+        assert (warning.field, warning.value, warning.kind) == ("filters.tags", "Fire", "tag")
+        assert warning.suggestions[0] == "fire"
+        assert "'fire'" in warning.message
+        assert to_wire(result)["warnings"][0]["suggestions"][0] == "fire"
+
+    def test_every_kind_of_name_is_checked(self, sr: semreport.SemReport) -> None:
+        result = sr.find(
+            "p-1",
+            {
+                "text": "timber",
+                "filters": {"agent": ["a-3"], "attributes": {"cost_euro": {"max": 9}}},
+                "prefer": {"tags": ["timbr"], "agent": ["a-1"]},
+                "near": {"u_valu": 0.2, "cost_eur": 1000},
+            },
+        )
+        assert [(w.field, w.value) for w in result.warnings] == [
+            ("filters.agent", "a-3"),
+            ("filters.attributes", "cost_euro"),
+            ("prefer.tags", "timbr"),
+            ("near", "u_valu"),
+        ]
+        assert result.warnings[1].suggestions == ("cost_eur",)
+        assert result.warnings[3].suggestions == ("u_value",)
+
+    def test_similar_checks_its_filters(self, sr: semreport.SemReport) -> None:
+        result = sr.similar("p-1", {"decision_id": "d-3", "filters": {"tags": ["acoustics"]}})
+        assert [w.value for w in result.warnings] == ["acoustics"]
+        assert result.warnings[0].suggestions == ("acoustic",)
+
+    def test_known_names_give_none(self, sr: semreport.SemReport) -> None:
+        result = sr.find("p-1", {"text": "timber", "filters": {"tags": ["fire"]}})
+        assert result.warnings == ()
+        assert to_wire(result)["warnings"] == []
+
+
+class TestExpandedEvidence:
+    """The text signal says which matched words a synonym or a unit brought in."""
+
+    def test_a_synonym_is_named_in_the_evidence(self) -> None:
+        analyzer = semreport.Analyzer(synonyms=[["clt", "cross-laminated timber"]])
+        scorer = HeuristicScorer(analyzer=analyzer)
+        with semreport.open("memory://", scorer=scorer) as facade:
+            facade.record(
+                [
+                    _d("d-1", "Cross-laminated timber floor"),
+                    _d("d-2", "CLT walls"),
+                    _d("d-3", "Steel frame"),
+                ]
+            )
+            result = facade.find("p-1", {"text": "CLT"})
+        by_id = {hit.decision_id: hit for hit in result.hits}
+        assert set(by_id) == {"d-1", "d-2"}
+        first = by_id["d-1"].contribution("text")
+        assert first is not None
+        assert first.evidence["expanded"] == {
+            "cross": "CLT",
+            "laminated": "CLT",
+            "timber": "CLT",
+        }
+        own = by_id["d-2"].contribution("text")
+        assert own is not None
+        assert own.evidence["matched_terms"] == ("clt",)
+        assert "expanded" not in own.evidence
+        for hit in result.hits:
+            assert abs(sum(c.contribution for c in hit.explanation) - hit.score) <= 1e-12
+            assert hit.highlights
+
+    def test_a_unit_written_onto_a_number(self) -> None:
+        with semreport.open("memory://") as facade:
+            facade.record([_d("d-1", "Embodied CO2e of the slab")])
+            hit = facade.find("p-1", {"text": "co2"}).hits[0]
+        text = hit.contribution("text")
+        assert text is not None
+        assert text.evidence["expanded"] == {"co2e": "co2"}
+
+
+class TestCatalogueViews:
+    """The signal catalogue has a short repr and a notebook table."""
+
+    def test_repr_is_short(self, sr: semreport.SemReport) -> None:
+        catalogue = sr.signals("p-1")
+        shown = repr(catalogue)
+        assert shown.startswith("SignalCatalogue(project_id='p-1', as_of_sequence=5")
+        assert "signals=6" in shown
+        assert len(shown) < 300
+
+    def test_a_long_project_id_is_cut(self, sr: semreport.SemReport) -> None:
+        catalogue = attrs.evolve(sr.signals("p-1"), project_id="p" * 500)
+        assert len(repr(catalogue)) < 300
+
+    def test_html_shows_signals_analyzer_facets_and_ranges(self, sr: semreport.SemReport) -> None:
+        shown = sr.signals("p-1")._repr_html_()
+        for part in (
+            "<code>text</code>",
+            "<code>recency</code>",
+            "english",
+            "timber (2)",
+            "<code>cost_eur</code>",
+            "model inference: no",
+        ):
+            assert part in shown
+
+    def test_many_facet_values_are_cut(self, sr: semreport.SemReport) -> None:
+        catalogue = sr.signals("p-1")
+        many = FrozenDict({f"t-{i:02}": 1 for i in range(25)})
+        shown = attrs.evolve(catalogue, facets=FrozenDict({"tags": many}))._repr_html_()
+        assert "t-19 (1), … 5 more" in shown
+        assert "t-20" not in shown
+
+    def test_html_without_analyzer_or_attributes(self, sr: semreport.SemReport) -> None:
+        catalogue = attrs.evolve(sr.signals("p-1"), analyzer=None, attributes=())
+        shown = catalogue._repr_html_()
+        assert "Text:" not in shown
+        assert "<th>attribute</th>" not in shown

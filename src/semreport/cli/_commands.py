@@ -50,7 +50,16 @@ __all__ = [
 
 SESSION_FORMATS = ("json", "pdf", "graph")
 SIGNAL_COLUMNS = ("name", "kind", "find_weight", "similar_weight", "coverage", "description")
-HIT_COLUMNS = ("rank", "decision_id", "score", "title", "domain", "status", "superseded")
+HIT_COLUMNS = (
+    "rank",
+    "decision_id",
+    "score",
+    "title",
+    "domain",
+    "status",
+    "superseded",
+    "highlight",
+)
 
 
 @cli.command()
@@ -115,6 +124,9 @@ def _range(text: str, option: str) -> dict[str, float]:
 def _show_hits(
     project_id: str, result: Any, *, title: str, explain: int, fmt: str, url: str
 ) -> None:
+    for warning in to_wire(result).get("warnings", []):
+        # Why a page may be empty goes to standard error, whatever the format.
+        click.echo(f"semreport: warning: {warning['message']}", err=True)
     if fmt == "json":
         print_json(result)
         return

@@ -26,6 +26,7 @@ __all__ = [
     "format_option",
     "hit_rows",
     "id_column",
+    "marked_highlight",
     "print_rows",
     "resolve_format",
     "wire_rows",
@@ -109,6 +110,22 @@ def wire_rows(items: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> lis
     return [[item.get(column) for column in columns] for item in items]
 
 
+def marked_highlight(hit: Mapping[str, Any], before: str = "[", after: str = "]") -> str:
+    """A wire hit's best highlight, the matched words between ``before`` and ``after``."""
+    shown = hit.get("highlights") or []
+    if not shown:
+        return ""
+    fragment = str(shown[0].get("fragment", ""))
+    out = []
+    last = 0
+    for start, end in shown[0].get("spans", []):
+        out.append(fragment[last:start])
+        out.append(f"{before}{fragment[start:end]}{after}")
+        last = end
+    out.append(fragment[last:])
+    return "".join(out)
+
+
 def hit_rows(sr: SemReport, project_id: str, result: object) -> list[list[object]]:
     """One row per hit: rank, decision id, score, title, domain, status, superseded."""
     rows: list[list[object]] = []
@@ -126,6 +143,7 @@ def hit_rows(sr: SemReport, project_id: str, result: object) -> list[list[object
                 decision.domain.value if decision else "",
                 decision.status.value if decision else "",
                 bool(hit.get("superseded")),
+                marked_highlight(hit),
             ]
         )
     return rows

@@ -121,6 +121,22 @@ def _contributions(hit: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [part for part in hit.get("explanation", []) if isinstance(part, Mapping)]
 
 
+def _title_cell(hit: Mapping[str, Any]) -> Text:
+    """The title, and below it the best highlight with the matched words in bold."""
+    cell = Text(_short(hit.get("title", ""), 64))
+    if hit.get("superseded"):
+        cell.append(" (superseded)")
+    shown = hit.get("highlights") or []
+    if shown:
+        fragment = str(shown[0].get("fragment", ""))
+        cell.append("\n")
+        line = Text(fragment, style="dim")
+        for start, end in shown[0].get("spans", []):
+            line.stylize("bold reverse", int(start), int(end))
+        cell.append_text(line)
+    return cell
+
+
 def hits_table(sr: SemReport, project_id: str, result: object, title: str) -> Table:
     """The ranked hits: what each decision is and the signals that scored it; facet counts."""
     del sr, project_id  # a hit says what it is: nothing to look up
@@ -147,7 +163,7 @@ def hits_table(sr: SemReport, project_id: str, result: object, title: str) -> Ta
             str(rank),
             _number(hit.get("score")),
             str(hit["decision_id"]),
-            _short(hit.get("title", ""), 64) + (" (superseded)" if hit.get("superseded") else ""),
+            _title_cell(hit),
             f"{hit.get('domain', '')} / {hit.get('status', '')}",
             str(hit.get("agent", "")),
             str(hit.get("recorded_at") or "")[:10],

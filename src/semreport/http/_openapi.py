@@ -93,6 +93,18 @@ _REFINEMENTS: Final[Mapping[str, Mapping[str, Mapping[str, Any]]]] = {
         "explain": _EXPLAIN,
     },
     "Exemplar": {"limit": _PAGE, "min_score": _MIN_SCORE, "explain": _EXPLAIN},
+    "Highlight": {
+        "spans": {
+            "type": "array",
+            "items": {
+                "type": "array",
+                "items": {"type": "integer", "minimum": 0},
+                "minItems": 2,
+                "maxItems": 2,
+            },
+            "description": "(start, end) offsets into the fragment of each matched word.",
+        }
+    },
     "FacetCounts": {
         name: {
             "additionalProperties": {"type": "integer", "minimum": 0},

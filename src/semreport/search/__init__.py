@@ -40,6 +40,7 @@ from semreport.search._scorer import (
     HeuristicScorer,
 )
 from semreport.search._stopwords import default_stop_words, snowball_stop_words
+from semreport.search._warnings import SearchWarning
 from semreport.search.signals import SIGNALS, Prepared, Signal
 
 __all__ = [
@@ -70,6 +71,7 @@ __all__ = [
     "Prepared",
     "QueryAnalysis",
     "SearchResult",
+    "SearchWarning",
     "Signal",
     "SignalCatalogue",
     "SignalContribution",

@@ -661,6 +661,19 @@ class IndexSnapshot:
         )
 
     @functools.cached_property
+    def held_names(self) -> dict[str, frozenset[str]]:
+        """The names the snapshot's decisions hold, by kind: ``tag``, ``agent``, ``attribute``.
+
+        Numeric attributes only (the ones filters, ``near`` and the
+        ``attributes`` signal use).
+        """
+        return {
+            "tag": frozenset(self.tag_codes[1]),
+            "agent": frozenset(self.vocab.agent_names[: self._agents]),
+            "attribute": frozenset(self.attributes),
+        }
+
+    @functools.cached_property
     def _agents(self) -> int:
         return int(self.agent.max()) + 1 if self.n else 0
 

@@ -37,6 +37,8 @@ from semreport.domain._values import (
     format_path,
 )
 from semreport.search._analysis import AnalyzerInfo
+from semreport.search._highlight import Highlight
+from semreport.search._warnings import SearchWarning
 from semreport.search.signals import SIGNAL_NAMES
 from semreport.wire import converter, from_wire
 
@@ -319,6 +321,9 @@ class Hit:
         demotion: The factor applied for being superseded (1.0 when not demoted).
         explanation: One entry per active signal, in signal order; empty when the
             request asked for no explanations (``explain`` false).
+        highlights: The best matching fields' fragments with the matched words'
+            spans, from the same analysis as the score (the text of ``find``,
+            the exemplar's terms in ``similar``); empty when no text matched.
     """
 
     decision_id: str
@@ -331,6 +336,7 @@ class Hit:
     superseded: bool
     demotion: float = 1.0
     explanation: tuple[SignalContribution, ...] = ()
+    highlights: tuple[Highlight, ...] = ()
 
     def contribution(self, signal: str) -> SignalContribution | None:
         """The explanation entry of ``signal``, if it was active and explained."""
@@ -411,6 +417,9 @@ class SearchResult:
         scorer: Who scored: ``heuristic``, its version, ``model_inference: false``.
         facets: Facet counts over every match.
         explained: Whether the hits carry explanations (the request's ``explain``).
+        warnings: Names the request gives that the project does not hold (tags,
+            agents, numeric attributes in filters, ``prefer`` and ``near``), each
+            with the closest names it does hold: why a page may be empty.
     """
 
     project_id: str
@@ -421,6 +430,7 @@ class SearchResult:
     scorer: ScorerInfo
     facets: FacetCounts = attrs.field(factory=FacetCounts)
     explained: bool = True
+    warnings: tuple[SearchWarning, ...] = ()
 
     def __len__(self) -> int:
         return len(self.hits)
@@ -445,9 +455,12 @@ class SearchResult:
             )
             signals = ", ".join(f"{esc(c.signal)} {c.contribution:.3f}" for c in hit.explanation)
             flag = " <em>(superseded)</em>" if hit.superseded else ""
+            shown = "".join(
+                f"<br><small>{esc(h.field)}: {_marked_html(h)}</small>" for h in hit.highlights
+            )
             rows.append(
                 f"<tr><td>{rank}</td><td><code>{esc(hit.decision_id)}</code></td>"
-                f"<td>{esc(hit.title)}{flag}</td><td>{esc(hit.domain.value)}</td>"
+                f"<td>{esc(hit.title)}{flag}{shown}</td><td>{esc(hit.domain.value)}</td>"
                 f"<td>{esc(hit.status.value)}</td><td>{hit.score:.3f}</td>"
                 f"<td>{bars}<br><small>{signals}</small></td></tr>"
             )
@@ -466,6 +479,18 @@ class SearchResult:
             f"<th>contributions</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
             f"<p><small>{legend}</small></p></div>"
         )
+
+
+def _marked_html(shown: Highlight) -> str:
+    """A highlight's fragment as escaped HTML, each matched word in ``<mark>``."""
+    out = []
+    last = 0
+    for start, end in shown.spans:
+        out.append(html.escape(shown.fragment[last:start]))
+        out.append(f"<mark>{html.escape(shown.fragment[start:end])}</mark>")
+        last = end
+    out.append(html.escape(shown.fragment[last:]))
+    return "".join(out)
 
 
 @attrs.frozen
@@ -537,6 +562,71 @@ class SignalCatalogue:
             if info.name == name:
                 return info
         raise KeyError(name)
+
+    def __repr__(self) -> str:
+        project = self.project_id if len(self.project_id) <= 40 else self.project_id[:39] + "…"
+        return (
+            f"SignalCatalogue(project_id={project!r}, as_of_sequence={self.as_of_sequence}, "
+            f"decisions={self.decisions}, signals={len(self.signals)}, "
+            f"attributes={len(self.attributes)}, superseded={self.superseded})"
+        )
+
+    def _repr_html_(self) -> str:
+        """Render the catalogue: signals with weights, analyzer, facet values and ranges."""
+        esc = html.escape
+        analyzer = self.analyzer
+        how = (
+            f" Text: {esc(analyzer.language)}, {analyzer.stop_words} stop words, folding "
+            f"{'on' if analyzer.folding else 'off'}, {analyzer.synonym_groups} synonym groups."
+            if analyzer is not None
+            else ""
+        )
+        head = (
+            f"<p><strong>{self.decisions}</strong> decisions of <code>{esc(self.project_id)}"
+            f"</code> as of sequence {self.as_of_sequence} ({self.superseded} superseded); "
+            f"scorer <code>{esc(self.scorer.name)}</code> {esc(self.scorer.version)}, "
+            f"model inference: {'yes' if self.scorer.model_inference else 'no'}.{how}</p>"
+        )
+        signals = "".join(
+            f"<tr><td><code>{esc(info.name)}</code></td><td>{esc(info.kind)}</td>"
+            f"<td>{info.find_weight:g}</td><td>{info.similar_weight:g}</td>"
+            f"<td>{info.coverage:.0%}</td><td>{esc(info.needs)}</td>"
+            f"<td><small>{esc(info.description)}</small></td></tr>"
+            for info in self.signals
+        )
+        facets = "".join(
+            f"<tr><th>{esc(name)}</th><td>{_html_counts(values)}</td></tr>"
+            for name, values in self.facets.items()
+        )
+        ranges = "".join(
+            f"<tr><td><code>{esc(a.name)}</code></td><td>{a.count}</td><td>{a.min:g}</td>"
+            f"<td>{a.median:g}</td><td>{a.max:g}</td></tr>"
+            for a in self.attributes
+        )
+        return (
+            f"<div>{head}<table><thead><tr><th>signal</th><th>kind</th><th>find</th>"
+            "<th>similar</th><th>coverage</th><th>needs</th><th>description</th></tr></thead>"
+            f"<tbody>{signals}</tbody></table>"
+            f"<table><tbody>{facets}</tbody></table>"
+            + (
+                "<table><thead><tr><th>attribute</th><th>decisions</th><th>min</th>"
+                f"<th>median</th><th>max</th></tr></thead><tbody>{ranges}</tbody></table>"
+                if ranges
+                else ""
+            )
+            + "</div>"
+        )
+
+
+_HTML_VALUES: Final = 20
+"""At most this many values per facet in a catalogue's notebook view."""
+
+
+def _html_counts(values: Mapping[str, int]) -> str:
+    ordered = sorted(values.items(), key=lambda item: (-item[1], item[0]))
+    shown = ", ".join(f"{html.escape(name)} ({count})" for name, count in ordered[:_HTML_VALUES])
+    more = len(ordered) - _HTML_VALUES
+    return shown + (f", … {more} more" if more > 0 else "")
 
 
 # -- validation -------------------------------------------------------------------------

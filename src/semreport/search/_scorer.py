@@ -35,12 +35,16 @@ from semreport.search._analysis import Analyzer
 from semreport.search._cursor import CursorState, decode_cursor, encode_cursor, fingerprint
 from semreport.search._explain import page_hits
 from semreport.search._filters import filter_mask
+from semreport.search._highlight import highlights_many
 from semreport.search._index import F64, I64, Bool, IndexSnapshot, Vocabulary
 from semreport.search._models import (
     AttributeSummary,
     Criteria,
     Exemplar,
     FacetCounts,
+    FacetSelection,
+    Filters,
+    Hit,
     PartialDecision,
     SearchResult,
     SignalCatalogue,
@@ -56,6 +60,7 @@ from semreport.search._ranking import (
     text_only,
     top,
 )
+from semreport.search._warnings import SearchWarning, unknown_names
 from semreport.search.signals import SIGNALS, Prepared, Query
 from semreport.wire import to_wire
 
@@ -184,6 +189,7 @@ class HeuristicScorer:
             near=dict(criteria.near),
         )
         mask = filter_mask(snap, criteria.filters, criteria.superseded)
+        warnings = _warnings(snap, criteria.filters, criteria.prefer, criteria.near)
         ranked = _match(
             query,
             _weights(FIND_WEIGHTS, criteria.weights),
@@ -191,7 +197,10 @@ class HeuristicScorer:
             criteria.superseded,
             criteria.min_score,
         )
-        return self._page(snap, ranked, criteria.limit, state, print_, explain=criteria.explain)
+        result = self._page(
+            memory, snap, ranked, criteria.limit, state, print_, explain=criteria.explain
+        )
+        return attrs.evolve(result, warnings=warnings) if warnings else result
 
     def similar(self, memory: DecisionMemory, project_id: str, exemplar: Exemplar) -> SearchResult:
         """Rank the project's decisions by resemblance to a checked exemplar."""
@@ -211,6 +220,7 @@ class HeuristicScorer:
             decision = exemplar.decision
         query = Query("similar", snap, exemplar=decision, exemplar_row=row)
         mask = filter_mask(snap, exemplar.filters, exemplar.superseded, exclude=row)
+        warnings = _warnings(snap, exemplar.filters, None, {})
         ranked = _match(
             query,
             _weights(SIMILAR_WEIGHTS, exemplar.weights),
@@ -218,7 +228,10 @@ class HeuristicScorer:
             exemplar.superseded,
             exemplar.min_score,
         )
-        return self._page(snap, ranked, exemplar.limit, state, print_, explain=exemplar.explain)
+        result = self._page(
+            memory, snap, ranked, exemplar.limit, state, print_, explain=exemplar.explain
+        )
+        return attrs.evolve(result, warnings=warnings) if warnings else result
 
     def score(
         self, memory: DecisionMemory, project_id: str, query: Criteria | Exemplar
@@ -291,8 +304,9 @@ class HeuristicScorer:
         self.index(memory, project_id)
         return state, self._snapshot_at(project_id, state.sequence)
 
-    def _page(
+    def _page(  # noqa: PLR0917 - internal
         self,
+        memory: DecisionMemory,
         snap: IndexSnapshot,
         ranked: _Ranked,
         limit: int,
@@ -305,6 +319,7 @@ class HeuristicScorer:
         more = len(rows) > limit
         rows, scores = rows[:limit], scores[:limit]
         hits = page_hits(snap, rows, scores, ranked.active, demote=ranked.demote, explain=explain)
+        hits = self._highlighted(memory, snap, ranked.active, hits)
         cursor = None
         if more and hits:
             last = hits[-1]
@@ -321,6 +336,47 @@ class HeuristicScorer:
             facets=_facet_counts(snap, ranked.match),
             explained=explain,
         )
+
+    @staticmethod
+    def _highlighted(
+        memory: DecisionMemory,
+        snap: IndexSnapshot,
+        active: tuple[Weighted, ...],
+        hits: tuple[Hit, ...],
+    ) -> tuple[Hit, ...]:
+        """The hits with their highlights: the matched text terms, for the page at once."""
+        terms = sorted({term for signal in active for term in signal.prepared.highlight_terms()})
+        if not terms or not hits:
+            return hits
+        decisions = [memory.get(snap.project_id, hit.decision_id) for hit in hits]
+        documents = [
+            {"title": d.title, "statement": d.statement, "rationale": d.rationale}
+            for d in decisions
+        ]
+        found = highlights_many(snap.vocab.analyzer, documents, terms)
+        return tuple(
+            attrs.evolve(hit, highlights=shown) for hit, shown in zip(hits, found, strict=True)
+        )
+
+
+def _warnings(
+    snap: IndexSnapshot,
+    filters: Filters,
+    prefer: FacetSelection | None,
+    near: Mapping[str, float],
+) -> tuple[SearchWarning, ...]:
+    """A warning for each tag, agent or numeric attribute named that the project does not hold."""
+    held = snap.held_names
+    out = [
+        *unknown_names("filters.agent", "agent", filters.agent, held["agent"]),
+        *unknown_names("filters.tags", "tag", filters.tags, held["tag"]),
+        *unknown_names("filters.attributes", "attribute", filters.attributes, held["attribute"]),
+    ]
+    if prefer is not None:
+        out += unknown_names("prefer.agent", "agent", prefer.agent, held["agent"])
+        out += unknown_names("prefer.tags", "tag", prefer.tags, held["tag"])
+    out += unknown_names("near", "attribute", near, held["attribute"])
+    return tuple(out)
 
 
 def _match(

@@ -109,6 +109,10 @@ class Prepared(abc.ABC):
     def explain(self, rows: Sequence[int]) -> list[Evidence]:
         """The evidence of each of ``rows`` (one page), in order."""
 
+    def highlight_terms(self) -> tuple[str, ...]:
+        """The analysed terms a hit's text is highlighted for (none: the signal matches no text)."""
+        return ()
+
 
 class Signal(abc.ABC):
     """One signal: its description, when it is active, and its per-request state.

@@ -17,16 +17,25 @@ __all__ = ["Bm25", "TextSignal"]
 class Bm25(Prepared):
     """BM25 scores of weighted query terms, normalised by their upper bound.
 
-    ``surface`` maps each query term to the word shown as matched.
+    ``surface`` maps each query term to the word shown as matched; ``expanded``
+    maps each term only an expansion (a synonym, or a unit written onto a
+    number) brought in to the query words it came from.
     """
 
     lead = True
 
-    def __init__(self, snap: IndexSnapshot, terms: dict[int, float], surface: dict[int, str]):
+    def __init__(
+        self,
+        snap: IndexSnapshot,
+        terms: dict[int, float],
+        surface: dict[int, str],
+        expanded: dict[int, str] | None = None,
+    ):
         super().__init__()
         self.snap = snap
         self.raw, self.scale = snap.text_scores(terms)
         self.surface = surface
+        self.expanded = expanded or {}
 
     def size(self) -> int:
         """How many rows the snapshot holds."""
@@ -50,15 +59,40 @@ class Bm25(Prepared):
         found: Bool = self.raw > 0
         return found
 
+    def highlight_terms(self) -> tuple[str, ...]:
+        """The analysed query terms (the index's term names), sorted."""
+        names = self.snap.vocab.term_names
+        return tuple(sorted(names[tid] for tid in self.surface))
+
     def explain(self, rows: Sequence[int]) -> list[Evidence]:
-        """The matched words of every page row, found at once (one binary search in all)."""
+        """The matched words of every page row, found at once (one binary search in all).
+
+        A matched word that only an expansion brought in is also listed under
+        ``expanded``, mapped to the query words it came from.
+        """
         if not self.surface or not rows:
             return [_NO_TERMS] * len(rows)
         # Terms in order of the word shown, so each row's matched words come out sorted.
         terms = sorted(self.surface, key=self.surface.__getitem__)
         names = [self.surface[t] for t in terms]
         flags: list[list[bool]] = self.snap.holds(terms, np.asarray(rows, np.int64)).T.tolist()
-        return [freeze({"matched_terms": list(itertools.compress(names, held))}) for held in flags]
+        if not self.expanded:
+            return [
+                freeze({"matched_terms": list(itertools.compress(names, held))}) for held in flags
+            ]
+        sources = [self.expanded.get(t) for t in terms]
+        out = []
+        for held in flags:
+            evidence: dict[str, object] = {"matched_terms": list(itertools.compress(names, held))}
+            expanded = {
+                name: source
+                for name, source, hit in zip(names, sources, held, strict=True)
+                if hit and source is not None
+            }
+            if expanded:
+                evidence["expanded"] = expanded
+            out.append(freeze(evidence))
+        return out
 
 
 _NO_TERMS: Final = freeze({"matched_terms": []})
@@ -90,8 +124,26 @@ class TextSignal(Signal):
         terms: dict[int, float] = {}
         for tid in tids:
             terms[tid] = terms.get(tid, 0.0) + 1.0
-        return Bm25(snap, terms, surface)
+        return Bm25(snap, terms, surface, _expanded(snap, query.text))
 
     def coverage(self, snap: IndexSnapshot) -> float:
         """The share of decisions that carry the signal."""
         return float(np.count_nonzero(snap.doc_len)) / max(snap.n, 1)
+
+
+def _expanded(snap: IndexSnapshot, text: str) -> dict[int, str]:
+    """Each indexed term only an expansion of ``text`` brought in -> its query words."""
+    expansions = snap.vocab.query_expansions(text)
+    if not expansions:
+        return {}
+    own = {token.term for token in snap.vocab.analyzer.expand(text).tokens}
+    known = snap.vocab.terms
+    sources: dict[int, list[str]] = {}
+    for expansion in expansions:
+        for term in expansion.terms:
+            tid = known.get(term, -1)
+            if tid >= 0 and term not in own:
+                found = sources.setdefault(tid, [])
+                if expansion.source not in found:
+                    found.append(expansion.source)
+    return {tid: ", ".join(words) for tid, words in sources.items()}
