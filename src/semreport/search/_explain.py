@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from semreport.search._highlight import Highlight
 from semreport.search._index import DEMOTION, DOMAINS, F64, I64, STATUSES, IndexSnapshot
 from semreport.search._models import Hit, SignalContribution
 from semreport.search._ranking import Weighted
@@ -21,8 +22,11 @@ def page_hits(
     *,
     demote: bool,
     explain: bool,
+    highlights: Sequence[tuple[Highlight, ...]] | None = None,
 ) -> tuple[Hit, ...]:
     """The page's hits, each with its explanation when ``explain`` (else an empty one).
+
+    ``highlights`` gives each row's highlights, in the order of ``rows`` (none by default).
 
     Each signal computes its values and evidence for the whole page in one call;
     a contribution is ``weight * normalised * demotion``.
@@ -50,6 +54,7 @@ def page_hits(
     domains: list[int] = snap.domain[rows].tolist()
     statuses: list[int] = snap.status[rows].tolist()
     agent_codes: list[int] = snap.agent[rows].tolist()
+    shown = highlights if highlights is not None else [()] * len(row_list)
     hits = []
     for i, row in enumerate(row_list):
         hits.append(
@@ -64,6 +69,7 @@ def page_hits(
                 superseded=superseded[i],
                 demotion=factors[i],
                 explanation=tuple(explanations[i]),
+                highlights=shown[i],
             )
         )
     return tuple(hits)

@@ -35,7 +35,7 @@ from semreport.search._analysis import Analyzer
 from semreport.search._cursor import CursorState, decode_cursor, encode_cursor, fingerprint
 from semreport.search._explain import page_hits
 from semreport.search._filters import filter_mask
-from semreport.search._highlight import highlights_many
+from semreport.search._highlight import Highlight, highlights_many
 from semreport.search._index import F64, I64, Bool, IndexSnapshot, Vocabulary
 from semreport.search._models import (
     AttributeSummary,
@@ -44,7 +44,6 @@ from semreport.search._models import (
     FacetCounts,
     FacetSelection,
     Filters,
-    Hit,
     PartialDecision,
     SearchResult,
     SignalCatalogue,
@@ -197,10 +196,16 @@ class HeuristicScorer:
             criteria.superseded,
             criteria.min_score,
         )
-        result = self._page(
-            memory, snap, ranked, criteria.limit, state, print_, explain=criteria.explain
+        return self._page(
+            memory,
+            snap,
+            ranked,
+            criteria.limit,
+            state,
+            print_,
+            explain=criteria.explain,
+            warnings=warnings,
         )
-        return attrs.evolve(result, warnings=warnings) if warnings else result
 
     def similar(self, memory: DecisionMemory, project_id: str, exemplar: Exemplar) -> SearchResult:
         """Rank the project's decisions by resemblance to a checked exemplar."""
@@ -228,10 +233,16 @@ class HeuristicScorer:
             exemplar.superseded,
             exemplar.min_score,
         )
-        result = self._page(
-            memory, snap, ranked, exemplar.limit, state, print_, explain=exemplar.explain
+        return self._page(
+            memory,
+            snap,
+            ranked,
+            exemplar.limit,
+            state,
+            print_,
+            explain=exemplar.explain,
+            warnings=warnings,
         )
-        return attrs.evolve(result, warnings=warnings) if warnings else result
 
     def score(
         self, memory: DecisionMemory, project_id: str, query: Criteria | Exemplar
@@ -314,12 +325,20 @@ class HeuristicScorer:
         print_: Callable[[], str],
         *,
         explain: bool,
+        warnings: tuple[SearchWarning, ...],
     ) -> SearchResult:
         rows, scores = _rank(snap, ranked, limit + 1, state)
         more = len(rows) > limit
         rows, scores = rows[:limit], scores[:limit]
-        hits = page_hits(snap, rows, scores, ranked.active, demote=ranked.demote, explain=explain)
-        hits = self._highlighted(memory, snap, ranked.active, hits)
+        hits = page_hits(
+            snap,
+            rows,
+            scores,
+            ranked.active,
+            demote=ranked.demote,
+            explain=explain,
+            highlights=self._highlights(memory, snap, ranked.active, rows),
+        )
         cursor = None
         if more and hits:
             last = hits[-1]
@@ -335,28 +354,26 @@ class HeuristicScorer:
             scorer=_INFO,
             facets=_facet_counts(snap, ranked.match),
             explained=explain,
+            warnings=warnings,
         )
 
     @staticmethod
-    def _highlighted(
+    def _highlights(
         memory: DecisionMemory,
         snap: IndexSnapshot,
         active: tuple[Weighted, ...],
-        hits: tuple[Hit, ...],
-    ) -> tuple[Hit, ...]:
-        """The hits with their highlights: the matched text terms, for the page at once."""
+        rows: I64,
+    ) -> list[tuple[Highlight, ...]] | None:
+        """The page's highlights (the matched text terms), for every row at once."""
         terms = sorted({term for signal in active for term in signal.prepared.highlight_terms()})
-        if not terms or not hits:
-            return hits
-        decisions = [memory.get(snap.project_id, hit.decision_id) for hit in hits]
+        if not terms or not len(rows):
+            return None
+        decisions = [memory.get(snap.project_id, snap.ids[row]) for row in rows.tolist()]
         documents = [
             {"title": d.title, "statement": d.statement, "rationale": d.rationale}
             for d in decisions
         ]
-        found = highlights_many(snap.vocab.analyzer, documents, terms)
-        return tuple(
-            attrs.evolve(hit, highlights=shown) for hit, shown in zip(hits, found, strict=True)
-        )
+        return highlights_many(snap.vocab.analyzer, documents, terms)
 
 
 def _warnings(
