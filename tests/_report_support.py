@@ -6,53 +6,79 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from semreport import Decision, DecisionNotFound, ProjectSummary, from_wire
+from semreport import Decision, DecisionNotFound, ProjectSummary, StoredRecord, from_wire
+from semreport.canonical import record_bytes, record_sha256
+from semreport.wire import to_wire
 
 T0 = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)
+
+
+def stored_record(decision: Decision) -> StoredRecord:
+    """The record an adapter would yield for a recorded decision."""
+    assert decision.sequence is not None
+    return StoredRecord(
+        decision.sequence, record_sha256(decision), record_bytes(decision), to_wire(decision)
+    )
 
 
 class FakeMemory:
     """A read-only DecisionMemory holding exactly the records it is given (any order)."""
 
     def __init__(self, records: Iterable[Decision] = ()) -> None:
-        self.records = list(records)
+        self.held = list(records)
         self.calls: list[str] = []
 
     def decisions(
         self, project_id: str, *, after: int = 0, as_of: int | None = None
     ) -> Iterator[Decision]:
         self.calls.append("decisions")
+        return iter(self._chosen(project_id, after, as_of))
+
+    def records(
+        self, project_id: str, *, after: int = 0, as_of: int | None = None
+    ) -> Iterator[StoredRecord]:
+        self.calls.append("records")
+        return (stored_record(d) for d in self._chosen(project_id, after, as_of))
+
+    def get_record(self, project_id: str, decision_id: str) -> StoredRecord:
+        self.calls.append("get_record")
+        return stored_record(self._find(project_id, decision_id))
+
+    def _chosen(self, project_id: str, after: int, as_of: int | None) -> list[Decision]:
         chosen = [
             d
-            for d in self.records
+            for d in self.held
             if d.project_id == project_id
             and d.sequence is not None
             and after < d.sequence <= (as_of if as_of is not None else d.sequence)
         ]
-        return iter(sorted(chosen, key=lambda d: d.sequence or 0))
+        return sorted(chosen, key=lambda d: d.sequence or 0)
 
-    def get(self, project_id: str, decision_id: str) -> Decision:
-        self.calls.append("get")
-        for d in self.records:
+    def _find(self, project_id: str, decision_id: str) -> Decision:
+        for d in self.held:
             if d.project_id == project_id and d.id == decision_id:
                 return d
         raise DecisionNotFound(decision_id)
 
+    def get(self, project_id: str, decision_id: str) -> Decision:
+        self.calls.append("get")
+        return self._find(project_id, decision_id)
+
     def latest_sequence(self, project_id: str) -> int:
         self.calls.append("latest_sequence")
-        return max((d.sequence or 0 for d in self.records if d.project_id == project_id), default=0)
+        return max((d.sequence or 0 for d in self.held if d.project_id == project_id), default=0)
 
     def has_project(self, project_id: str) -> bool:
         self.calls.append("has_project")
-        return any(d.project_id == project_id for d in self.records)
+        return any(d.project_id == project_id for d in self.held)
 
     def projects(self) -> list[ProjectSummary]:
         self.calls.append("projects")
-        names = sorted({d.project_id for d in self.records})
+        names = sorted({d.project_id for d in self.held})
         return [
             ProjectSummary(
                 project_id=name,
-                decisions=sum(1 for d in self.records if d.project_id == name),
+                decisions=sum(1 for d in self.held if d.project_id == name),
                 latest_sequence=self.latest_sequence(name),
             )
             for name in names

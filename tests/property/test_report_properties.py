@@ -112,7 +112,7 @@ class TestDeterminism:
         cut = data.draw(st.integers(1, len(records) - 1))
         memory = FakeMemory(records[:cut])
         before = assemble_report(memory, "p-1", as_of=cut)
-        memory.records.extend(records[cut:])
+        memory.held.extend(records[cut:])
         after = assemble_report(memory, "p-1", as_of=cut)
         assert after.to_json() == before.to_json()
         assert verify(before.to_json(), memory).ok

@@ -302,7 +302,7 @@ class TestMemoryMovedOn:
         assert result.memory_sequence == 6
 
     def test_records_appended_after_the_report(self) -> None:
-        self.memory.records += [decision(7, "late-1"), decision(8, "late-2")]
+        self.memory.held += [decision(7, "late-1"), decision(8, "late-2")]
         result = verify(self.page, self.memory)
         assert result.ok, result.problems
         assert result.memory is True
@@ -319,7 +319,7 @@ class TestMemoryMovedOn:
 
     def test_moved_on_and_mismatch_are_told_apart(self) -> None:
         data = json.loads(assemble_report(self.memory, "p-1").to_json())
-        self.memory.records.append(decision(7, "late-1"))
+        self.memory.held.append(decision(7, "late-1"))
         data["records"][1]["decision"]["rationale"] = "edited"
         result = verify(data, self.memory)
         assert not result.ok

@@ -71,7 +71,7 @@ class TestIntact:
         assert any("memory" in m for m in result.matched)
 
     def test_later_appends_do_not_break_an_old_report(self) -> None:
-        self.memory.records.append(decision(7, "late"))
+        self.memory.held.append(decision(7, "late"))
         assert verify(self.page, self.memory).ok
 
     def test_result_is_wire_serialisable(self) -> None:
@@ -241,7 +241,7 @@ class TestTampered:
     def test_memory_missing_and_extra(self) -> None:
         data = report_data()
         memory = FakeMemory([d for d in sample_project() if d.sequence != 2])
-        memory.records.append(decision(2, "other-2"))
+        memory.held.append(decision(2, "other-2"))
         result = verify(data, memory)
         assert not result.memory
         data["records"].pop(2)

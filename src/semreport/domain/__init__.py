@@ -55,6 +55,7 @@ from semreport.domain._ports import (
     SessionStore,
     Storage,
 )
+from semreport.domain._records import StoredRecord, record_shape_problem
 from semreport.domain._values import (
     IDENTIFIER_PATTERN,
     AttributeValue,
@@ -120,10 +121,12 @@ __all__ = [
     "Storage",
     "StorageError",
     "StorageNotFound",
+    "StoredRecord",
     "ToolCall",
     "Turn",
     "TurnRole",
     "Unauthenticated",
     "UnknownStorageScheme",
     "UnsupportedExportFormat",
+    "record_shape_problem",
 ]

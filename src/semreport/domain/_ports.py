@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import attrs
 
 from semreport.domain._models import Decision, LegacySession, Principal
+from semreport.domain._records import StoredRecord
 from semreport.domain._views import ProjectSummary
 
 if TYPE_CHECKING:  # the search's request and result types (no import at run time)
@@ -51,6 +52,21 @@ class DecisionMemory(Protocol):
 
     def get(self, project_id: str, decision_id: str) -> Decision:
         """Return one decision; raise :class:`~semreport.DecisionNotFound` if absent."""
+        ...
+
+    def records(
+        self, project_id: str, *, after: int = 0, as_of: int | None = None
+    ) -> Iterator[StoredRecord]:
+        """Yield the stored records :meth:`decisions` would yield, as data, in sequence order.
+
+        Each is checked against its hash and its shape; no :class:`Decision` is
+        built. ``record.wire`` equals ``to_wire`` of the decision
+        :meth:`decisions` gives for the same sequence.
+        """
+        ...
+
+    def get_record(self, project_id: str, decision_id: str) -> StoredRecord:
+        """Return one stored record; raise :class:`~semreport.DecisionNotFound` if absent."""
         ...
 
     def latest_sequence(self, project_id: str) -> int:

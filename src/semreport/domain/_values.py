@@ -273,7 +273,7 @@ def check_tag(value: object) -> str:
     text = check_non_empty(value)
     if len(text) > _MAX_TAG:
         raise InvalidValue(f"a tag has at most {_MAX_TAG} characters")
-    if text != text.strip() or any(not c.isprintable() for c in text):
+    if text != text.strip() or not text.isprintable():
         raise InvalidValue(f"{text[:40]!r} has surrounding whitespace or control characters")
     return text
 

@@ -25,7 +25,6 @@ way (:func:`session_row`, :func:`read_session`).
 
 from __future__ import annotations
 
-import enum
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
@@ -47,8 +46,10 @@ from semreport.domain import (
     Link,
     SessionAlreadyRecorded,
     StorageError,
+    StoredRecord,
+    record_shape_problem,
 )
-from semreport.wire import converter, format_datetime, from_wire, parse_datetime, to_wire
+from semreport.wire import converter, from_wire, loads, to_wire
 
 __all__ = [
     "Clock",
@@ -57,6 +58,7 @@ __all__ = [
     "already_recorded",
     "check_decision_batch",
     "check_session_batch",
+    "decision_of",
     "decision_row",
     "decode_decision",
     "decode_session",
@@ -64,6 +66,7 @@ __all__ = [
     "encode_session",
     "next_recorded_at",
     "read_decision",
+    "read_record",
     "read_session",
     "rehash_decision",
     "session_already_recorded",
@@ -74,9 +77,6 @@ __all__ = [
 
 Clock = Callable[[], datetime]
 """Returns the current time; adapters take one so that tests can fix time."""
-
-Loads = Callable[[str | bytes], Any]
-"""A JSON parser (``json.loads``, or a faster one with the same results)."""
 
 T = TypeVar("T")
 
@@ -199,20 +199,6 @@ def sortable_time(value: datetime) -> str:
 
 # -- the decision codec --------------------------------------------------------------
 
-_DECISION_FIELDS: Final = tuple(a.name for a in attrs.fields(Decision))
-# The hand-written codec below mirrors the wire converter for the one hot type; if the
-# model gains or loses a field it steps aside for the converter (and for the check
-# that a canonical body loses nothing, which relies on where the numbers are).
-_FAST_CODEC: Final = _DECISION_FIELDS == (
-    "id", "project_id", "title", "statement", "agent", "rationale", "domain", "status",
-    "session_id", "tags", "attributes", "evidence", "links", "elements", "sequence",
-    "recorded_at",
-) and tuple(a.name for a in attrs.fields(Evidence)) == (
-    "kind", "ref", "title", "locator", "quote"
-) and tuple(a.name for a in attrs.fields(Link)) == ("kind", "target")  # fmt: skip
-_COPIED_FIELDS: Final = tuple(n for n in _DECISION_FIELDS if n not in {"sequence", "recorded_at"})
-
-
 _CONTAINERS: Final[tuple[tuple[str, type], ...]] = (
     ("tags", frozenset),
     ("elements", frozenset),
@@ -260,60 +246,8 @@ def _naive_times(value: object, path: str) -> list[FieldError]:
     return []
 
 
-def _plain(value: Any) -> Any:
-    """An enumeration member's value (JCS's fast path takes only exact ``str``); else ``value``."""
-    return value.value if isinstance(value, enum.Enum) else value
-
-
-def _decision_wire(d: Decision) -> dict[str, Any]:
-    """Return ``to_wire(d)``, several times faster for a decision of the usual shape."""
-    if not _FAST_CODEC:  # pragma: no cover - only when the model changed
-        wire: dict[str, Any] = to_wire(d)
-        return wire
-    # Enumeration members are str subclasses, equal to their values; the attributes'
-    # private dict is already in sorted key order.
-    return {
-        "id": d.id,
-        "project_id": d.project_id,
-        "title": d.title,
-        "statement": d.statement,
-        "agent": d.agent,
-        "rationale": d.rationale,
-        "domain": _plain(d.domain),
-        "status": _plain(d.status),
-        "session_id": d.session_id,
-        "tags": sorted(d.tags),
-        "attributes": dict(d.attributes._data),
-        "evidence": [
-            {"kind": _plain(e.kind), "ref": e.ref, "title": e.title, "locator": e.locator,
-             "quote": e.quote}
-            for e in d.evidence
-        ],
-        "links": [{"kind": _plain(link.kind), "target": link.target} for link in d.links],
-        "elements": sorted(d.elements),
-        "sequence": d.sequence,
-        "recorded_at": None if d.recorded_at is None else format_datetime(d.recorded_at),
-    }  # fmt: skip
-
-
 def _structure_decision(wire: Any) -> Decision:
-    """Build a decision from its wire form with every validator of the model.
-
-    The direct constructor is several times faster than the converter; anything
-    it does not take goes through the converter, which raises naming the field.
-    """
-    if _FAST_CODEC and type(wire) is dict and len(wire) == len(_DECISION_FIELDS):
-        try:
-            at = wire["recorded_at"]
-            fields = {
-                **wire,
-                "evidence": [Evidence(**e) for e in wire["evidence"]],
-                "links": [Link(**link) for link in wire["links"]],
-                "recorded_at": None if at is None else parse_datetime(at),
-            }
-            return Decision(**fields)
-        except Exception:  # noqa: BLE001, S110 - the converter below names the problem
-            pass
+    """Build a decision from its wire form with every validator (the converter's fast path)."""
     decision: Decision = converter.structure(wire, Decision)
     return decision
 
@@ -355,30 +289,13 @@ def _check_decision(decision: Decision, path: str) -> Decision:
     if _as_built(decision):
         return decision
     try:
-        wire = _decision_wire(decision)
+        wire = to_wire(decision)
     except Exception:  # noqa: BLE001 - a decision altered into something unwritable
         raise InvalidRequest.at(path, "the decision's fields do not form a wire form") from None
     try:
         return _structure_decision(wire)
     except Exception:  # noqa: BLE001 - from_wire lists every bad field with its path
         return from_wire(wire, Decision, path=path)  # raises InvalidRequest
-
-
-def _stamped(decision: Decision, sequence: int, recorded_at: datetime) -> Decision:
-    """Return ``decision.recorded(sequence, recorded_at)`` without re-validating every field.
-
-    The decision was checked by :func:`check_decision_batch` and ``recorded_at``
-    comes from :func:`next_recorded_at` (aware, UTC), so copying the slots is
-    equivalent and several times faster.
-    """
-    if not _FAST_CODEC:  # pragma: no cover - only when the model changed
-        return decision.recorded(sequence, recorded_at)
-    new = object.__new__(Decision)
-    for name in _COPIED_FIELDS:
-        object.__setattr__(new, name, getattr(decision, name))
-    object.__setattr__(new, "sequence", sequence)
-    object.__setattr__(new, "recorded_at", recorded_at)
-    return new
 
 
 class DecisionRow(NamedTuple):
@@ -403,8 +320,6 @@ def _canonical_is_lossless(wire: dict[str, Any]) -> bool:
     Strings, integers, other floats, booleans and nulls parse back as they were
     (JCS writes each float as the shortest text that round-trips).
     """
-    if not _FAST_CODEC:  # pragma: no cover - only when the model changed
-        return False
     return not any(type(v) is float and v.is_integer() for v in wire["attributes"].values())
 
 
@@ -419,8 +334,8 @@ def decision_row(decision: Decision, sequence: int, recorded_at: datetime) -> De
     Raises:
         InvalidRequest: the decision cannot be canonicalised (a checked one always can).
     """
-    decision = _stamped(decision, sequence, recorded_at)
-    wire = _decision_wire(decision)
+    decision = decision.recorded(sequence, recorded_at)
+    wire: dict[str, Any] = to_wire(decision)
     try:
         canonical = canonical_record(wire)
     except CanonicalizationError as exc:  # pragma: no cover - the checks refuse it first
@@ -452,16 +367,15 @@ def _record_name(project_id: str, sequence: int | None, decision_id: str | None)
     return f"the stored record of project {project_id!r} ({', '.join(parts)})"
 
 
-def read_decision(
+def read_record(
     body: str | bytes,
     sha256: object,
     *,
     project_id: str,
     sequence: int | None = None,
     decision_id: str | None = None,
-    loads: Loads = json.loads,
-) -> Decision:
-    """Rebuild a stored decision, checking it against its citation hash.
+) -> StoredRecord:
+    """Read a stored decision row as data, checking it against its citation hash.
 
     Args:
         body: The stored JSON text (:attr:`DecisionRow.body`).
@@ -469,51 +383,104 @@ def read_decision(
         project_id: The project the row was read for.
         sequence: The sequence the row was read at, when known.
         decision_id: The id the row was looked up by, when known.
-        loads: The JSON parser.
 
     Returns:
-        The decision, exactly as it was recorded.
+        The record: its wire form, hash and canonical bytes, exactly as recorded.
 
     Raises:
         CorruptStorage: the body does not decode, does not hash to ``sha256``,
-            or is another record than the one asked for; the message names
-            the project and the sequence or id.
+            is not shaped like a recorded decision, or is another record than
+            the one asked for; the message names the project and the sequence or id.
     """
     data = _bytes(body)
     if isinstance(sha256, bytes | bytearray | memoryview):
         sha256 = bytes(sha256).decode("ascii", "replace")
-    # A canonical body that hashes to the stored hash is the recorded record: one
-    # hashlib call proves it. Anything else is decoded and canonicalised again.
-    verified = type(sha256) is str and hashlib.sha256(data).hexdigest() == sha256
     try:
-        decision = _structure_decision(loads(data))
+        wire = loads(data)
     except Exception as exc:  # noqa: BLE001 - any failure to decode is damage at rest
-        name = _record_name(project_id, sequence, decision_id)
-        raise CorruptStorage(
-            f"{name} does not decode ({_reason(exc)}): it was altered or damaged at rest, "
-            "or written by a version of semreport that accepted what this one refuses"
+        raise _damaged(
+            project_id, sequence, decision_id, f"does not decode ({_reason(exc)}): {_AT_REST}"
         ) from None
-    if not verified:
+    # A canonical body that hashes to the stored hash is the recorded record: one
+    # hashlib call proves it. A body that keeps a number's type JCS would drop is
+    # canonicalised again.
+    canonical = data
+    if type(sha256) is not str or hashlib.sha256(data).hexdigest() != sha256:
         try:
-            actual = hashlib.sha256(canonical_record(_decision_wire(decision))).hexdigest()
-        except CanonicalizationError:  # pragma: no cover - a decoded decision canonicalises
-            actual = ""
-        if actual != sha256:
-            name = _record_name(project_id, sequence, decision_id)
-            raise CorruptStorage(
-                f"{name} does not match its stored SHA-256: it was altered or damaged at rest"
+            canonical = canonical_record(wire)
+        except Exception:  # noqa: BLE001 - not even a record: it cannot match its hash
+            canonical = b""
+        if type(sha256) is not str or hashlib.sha256(canonical).hexdigest() != sha256:
+            raise _damaged(
+                project_id, sequence, decision_id, f"does not match its stored SHA-256: {_AT_REST}"
             )
+    problem = record_shape_problem(wire)
+    if problem is not None:
+        raise _damaged(
+            project_id,
+            sequence,
+            decision_id,
+            f"is not a recorded decision ({problem}): {_AT_REST}, or written by a version "
+            "of semreport that accepted what this one refuses",
+        )
     if (
-        decision.project_id != project_id
-        or (sequence is not None and decision.sequence != sequence)
-        or (decision_id is not None and decision.id != decision_id)
+        wire["project_id"] != project_id
+        or (sequence is not None and wire["sequence"] != sequence)
+        or (decision_id is not None and wire["id"] != decision_id)
     ):
         name = _record_name(project_id, sequence, decision_id)
         raise CorruptStorage(
-            f"{name} holds decision {decision.id!r} of project {decision.project_id!r} at "
-            f"sequence {decision.sequence}: the row was altered or damaged at rest"
+            f"{name} holds decision {wire['id']!r} of project {wire['project_id']!r} at "
+            f"sequence {wire['sequence']}: the row was altered or damaged at rest"
         )
-    return decision
+    return StoredRecord(wire["sequence"], sha256, canonical, wire)
+
+
+def read_decision(
+    body: str | bytes,
+    sha256: object,
+    *,
+    project_id: str,
+    sequence: int | None = None,
+    decision_id: str | None = None,
+) -> Decision:
+    """Rebuild a stored decision: :func:`read_record`, then the model with every validator.
+
+    Raises:
+        CorruptStorage: as :func:`read_record`, or the record is not a valid decision.
+    """
+    record = read_record(
+        body, sha256, project_id=project_id, sequence=sequence, decision_id=decision_id
+    )
+    return decision_of(record, project_id=project_id)
+
+
+def decision_of(record: StoredRecord, *, project_id: str) -> Decision:
+    """The decision a checked record holds, built with every validator of the model.
+
+    Raises:
+        CorruptStorage: the record's fields are not a valid decision (written by
+            a version of semreport that accepted what this one refuses).
+    """
+    try:
+        return _structure_decision(record.wire)
+    except Exception as exc:  # noqa: BLE001 - any failure to decode is damage at rest
+        raise _damaged(
+            project_id,
+            record.sequence,
+            None,
+            f"does not decode ({_reason(exc)}): {_AT_REST}, or written by a version of "
+            "semreport that accepted what this one refuses",
+        ) from None
+
+
+def _damaged(
+    project_id: str, sequence: int | None, decision_id: str | None, what: str
+) -> CorruptStorage:
+    return CorruptStorage(f"{_record_name(project_id, sequence, decision_id)} {what}")
+
+
+_AT_REST: Final = "it was altered or damaged at rest"
 
 
 def rehash_decision(body: str | bytes) -> tuple[str, str]:
@@ -526,8 +493,8 @@ def rehash_decision(body: str | bytes) -> tuple[str, str]:
     (as it did before the migration) rather than the migration failing.
     """
     try:
-        decision = _structure_decision(json.loads(body))
-        wire = _decision_wire(decision)
+        decision = _structure_decision(loads(body))
+        wire = to_wire(decision)
         canonical = canonical_record(wire)
     except Exception:  # noqa: BLE001 - kept as it is, and refused on every read
         text = body if isinstance(body, str) else bytes(body).decode("utf-8", "replace")
@@ -565,7 +532,7 @@ def decode_decision(text: str | bytes) -> Decision:
         CorruptStorage: the text is not a decision.
     """
     try:
-        return _structure_decision(json.loads(text))
+        return _structure_decision(loads(text))
     except Exception as exc:  # noqa: BLE001 - any failure to decode is damage at rest
         raise _corrupt("decision", text, exc) from None
 
@@ -603,7 +570,7 @@ def session_row(session: LegacySession) -> SessionRow:
 
 
 def read_session(
-    body: str | bytes, sha256: object, *, session_id: str | None = None, loads: Loads = json.loads
+    body: str | bytes, sha256: object, *, session_id: str | None = None
 ) -> LegacySession:
     """Rebuild a stored session, checking it against its stored hash.
 
@@ -640,7 +607,7 @@ def decode_session(text: str | bytes) -> LegacySession:
         CorruptStorage: the stored text is not a legacy session.
     """
     try:
-        session: LegacySession = converter.structure(json.loads(text), LegacySession)
+        session: LegacySession = converter.structure(loads(text), LegacySession)
     except Exception as exc:  # noqa: BLE001 - any failure to decode is damage at rest
         raise _corrupt("legacy session", text, exc) from None
     return session

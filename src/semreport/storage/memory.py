@@ -25,6 +25,7 @@ from semreport.domain import (
     ProjectSummary,
     SessionNotFound,
     StorageError,
+    StoredRecord,
 )
 from semreport.storage._common import (
     Clock,
@@ -33,9 +34,10 @@ from semreport.storage._common import (
     already_recorded,
     check_decision_batch,
     check_session_batch,
+    decision_of,
     decision_row,
     next_recorded_at,
-    read_decision,
+    read_record,
     read_session,
     session_already_recorded,
     session_row,
@@ -80,27 +82,41 @@ class MemoryStorage:
         self, project_id: str, *, after: int = 0, as_of: int | None = None
     ) -> Iterator[Decision]:
         """Yield the project's decisions with ``after < sequence <= as_of``, in order."""
+        return (
+            decision_of(record, project_id=project_id)
+            for record in self.records(project_id, after=after, as_of=as_of)
+        )
+
+    def records(
+        self, project_id: str, *, after: int = 0, as_of: int | None = None
+    ) -> Iterator[StoredRecord]:
+        """Yield the records :meth:`decisions` would yield, as checked data."""
+        start, rows = self._slice(project_id, after, as_of)
+        return (
+            read_record(row.body, row.sha256, project_id=project_id, sequence=sequence)
+            for sequence, row in enumerate(rows, start + 1)
+        )
+
+    def _slice(self, project_id: str, after: int, as_of: int | None) -> tuple[int, list[_Stored]]:
         with self._lock:
             log = self._log.get(project_id, [])
             end = len(log) if as_of is None else max(0, min(as_of, len(log)))
             # The log only grows, so this slice is a consistent snapshot.
             start = max(after, 0)
-            snapshot = log[start:end]
-        return self._decode(project_id, start, snapshot)
-
-    @staticmethod
-    def _decode(project_id: str, start: int, rows: list[_Stored]) -> Iterator[Decision]:
-        for offset, row in enumerate(rows, start + 1):
-            yield read_decision(row.body, row.sha256, project_id=project_id, sequence=offset)
+            return start, log[start:end]
 
     def get(self, project_id: str, decision_id: str) -> Decision:
         """Return one decision, or raise :class:`~semreport.DecisionNotFound`."""
+        return decision_of(self.get_record(project_id, decision_id), project_id=project_id)
+
+    def get_record(self, project_id: str, decision_id: str) -> StoredRecord:
+        """Return one stored record, or raise :class:`~semreport.DecisionNotFound`."""
         with self._lock:
             index = self._by_id.get(project_id, {}).get(decision_id)
             row = None if index is None else self._log[project_id][index]
         if index is None or row is None:
             raise DecisionNotFound(f"project {project_id!r} has no decision {decision_id!r}")
-        return read_decision(
+        return read_record(
             row.body,
             row.sha256,
             project_id=project_id,

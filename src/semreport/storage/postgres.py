@@ -55,7 +55,6 @@ from typing import Any, Final, TypeVar
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 import attrs
-import orjson
 import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
@@ -74,6 +73,7 @@ from semreport.domain import (
     SessionNotFound,
     StorageError,
     StorageNotFound,
+    StoredRecord,
 )
 from semreport.storage._common import (
     Clock,
@@ -81,9 +81,10 @@ from semreport.storage._common import (
     already_recorded,
     check_decision_batch,
     check_session_batch,
+    decision_of,
     decision_row,
     next_recorded_at,
-    read_decision,
+    read_record,
     read_session,
     rehash_decision,
     session_already_recorded,
@@ -664,11 +665,20 @@ class PostgresStorage:
         The upper bound is fixed when this is called (``as_of``, at most the
         latest sequence then); records appended later never appear.
         """
+        return (
+            decision_of(record, project_id=project_id)
+            for record in self.records(project_id, after=after, as_of=as_of)
+        )
+
+    def records(
+        self, project_id: str, *, after: int = 0, as_of: int | None = None
+    ) -> Iterator[StoredRecord]:
+        """Yield the records :meth:`decisions` would yield, as checked data."""
         latest = self.latest_sequence(project_id)
         end = latest if as_of is None else max(0, min(as_of, latest))
         return self._pages(project_id, max(after, 0), end)
 
-    def _pages(self, project_id: str, start: int, end: int) -> Iterator[Decision]:
+    def _pages(self, project_id: str, start: int, end: int) -> Iterator[StoredRecord]:
         while start < end:
             rows: list[tuple[int, str, str | None]] = self._read(
                 "reading decisions",
@@ -679,9 +689,7 @@ class PostgresStorage:
             for sequence, record, sha256 in rows:
                 if sequence != start + 1:
                     break
-                yield read_decision(
-                    record, sha256, project_id=project_id, sequence=sequence, loads=orjson.loads
-                )
+                yield read_record(record, sha256, project_id=project_id, sequence=sequence)
                 start = sequence
             else:
                 if rows:
@@ -694,6 +702,10 @@ class PostgresStorage:
 
     def get(self, project_id: str, decision_id: str) -> Decision:
         """Return one decision, or raise :class:`~semreport.DecisionNotFound`."""
+        return decision_of(self.get_record(project_id, decision_id), project_id=project_id)
+
+    def get_record(self, project_id: str, decision_id: str) -> StoredRecord:
+        """Return one stored record, or raise :class:`~semreport.DecisionNotFound`."""
         row = self._read(
             "reading a decision",
             lambda conn: conn.execute(self._sql.get, (project_id, decision_id)).fetchone(),
@@ -701,13 +713,8 @@ class PostgresStorage:
         if row is None:
             raise DecisionNotFound(f"project {project_id!r} has no decision {decision_id!r}")
         sequence, record, sha256 = row
-        return read_decision(
-            record,
-            sha256,
-            project_id=project_id,
-            sequence=sequence,
-            decision_id=decision_id,
-            loads=orjson.loads,
+        return read_record(
+            record, sha256, project_id=project_id, sequence=sequence, decision_id=decision_id
         )
 
     def latest_sequence(self, project_id: str) -> int:
@@ -812,7 +819,7 @@ class PostgresStorage:
         )
         if row is None:
             raise SessionNotFound(f"no legacy session {session_id!r}")
-        return read_session(row[0], row[1], session_id=session_id, loads=orjson.loads)
+        return read_session(row[0], row[1], session_id=session_id)
 
     def sessions(self, project_id: str) -> Iterator[LegacySession]:
         """Yield the project's sessions ordered by start time, then id."""
@@ -820,9 +827,7 @@ class PostgresStorage:
             "reading sessions",
             lambda conn: conn.execute(self._sql.sessions, (project_id,)).fetchall(),
         )
-        return iter(
-            [read_session(body, sha, session_id=sid, loads=orjson.loads) for sid, body, sha in rows]
-        )
+        return iter([read_session(body, sha, session_id=sid) for sid, body, sha in rows])
 
     def record_sessions(self, sessions: Sequence[LegacySession]) -> list[LegacySession]:
         """Store a batch of sessions in one transaction."""

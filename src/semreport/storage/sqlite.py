@@ -65,6 +65,7 @@ from semreport.domain import (
     SessionNotFound,
     StorageError,
     StorageNotFound,
+    StoredRecord,
 )
 from semreport.storage._common import (
     Clock,
@@ -72,9 +73,10 @@ from semreport.storage._common import (
     already_recorded,
     check_decision_batch,
     check_session_batch,
+    decision_of,
     decision_row,
     next_recorded_at,
-    read_decision,
+    read_record,
     read_session,
     rehash_decision,
     session_already_recorded,
@@ -679,11 +681,20 @@ class SQLiteStorage:
         consumed; a missing or altered record raises
         :class:`~semreport.CorruptStorage` naming it.
         """
+        return (
+            decision_of(record, project_id=project_id)
+            for record in self.records(project_id, after=after, as_of=as_of)
+        )
+
+    def records(
+        self, project_id: str, *, after: int = 0, as_of: int | None = None
+    ) -> Iterator[StoredRecord]:
+        """Yield the records :meth:`decisions` would yield, as checked data."""
         latest = self.latest_sequence(project_id)
         end = latest if as_of is None else max(0, min(as_of, latest))
-        return self._iter_decisions(project_id, max(after, 0), end)
+        return self._iter_records(project_id, max(after, 0), end)
 
-    def _iter_decisions(self, project_id: str, start: int, end: int) -> Iterator[Decision]:
+    def _iter_records(self, project_id: str, start: int, end: int) -> Iterator[StoredRecord]:
         # The log holds every sequence up to ``end`` (the latest when the read began), so
         # a sequence that is skipped, or rows that run out early, mean a damaged store.
         while start < end:
@@ -697,11 +708,15 @@ class SQLiteStorage:
             for sequence, body, sha256 in rows:
                 if sequence != start + 1:
                     raise _missing(project_id, start + 1)
-                yield read_decision(body, sha256, project_id=project_id, sequence=sequence)
+                yield read_record(body, sha256, project_id=project_id, sequence=sequence)
                 start = sequence
 
     def get(self, project_id: str, decision_id: str) -> Decision:
         """Return one decision, or raise :class:`~semreport.DecisionNotFound`."""
+        return decision_of(self.get_record(project_id, decision_id), project_id=project_id)
+
+    def get_record(self, project_id: str, decision_id: str) -> StoredRecord:
+        """Return one stored record, or raise :class:`~semreport.DecisionNotFound`."""
         rows = self._read(
             f"SELECT {_ROW} FROM decisions WHERE project_id = ? AND id = ?",  # noqa: S608 - a constant
             (project_id, decision_id),
@@ -709,7 +724,7 @@ class SQLiteStorage:
         if not rows:
             raise DecisionNotFound(f"project {project_id!r} has no decision {decision_id!r}")
         sequence, body, sha256 = rows[0]
-        return read_decision(
+        return read_record(
             body, sha256, project_id=project_id, sequence=sequence, decision_id=decision_id
         )
 

@@ -71,6 +71,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from semreport.canonical import canonical_record, record_sha256
 from semreport.domain import (
     Artefact,
     CorruptStorage,
@@ -421,6 +422,41 @@ class DecisionMemoryRules(StorageFixtures):
 
     def test_latest_sequence(self, five: Storage) -> None:
         assert five.latest_sequence("p-1") == 5
+
+    def test_records_are_the_decisions_wire_forms(self, five: Storage) -> None:
+        records = list(five.records("p-1"))
+        decisions = list(five.decisions("p-1"))
+        assert [r.wire for r in records] == [to_wire(d) for d in decisions]
+        assert [r.sequence for r in records] == [1, 2, 3, 4, 5]
+        for record, kept in zip(records, decisions, strict=True):
+            assert record.canonical == canonical_record(to_wire(kept))
+            assert record.sha256 == record_sha256(kept)
+            assert record.decision_id == kept.id
+
+    @pytest.mark.parametrize(("after", "as_of"), [(0, None), (0, 3), (2, 4), (4, 2), (-3, 99)])
+    def test_records_slice_like_decisions(
+        self, five: Storage, after: int, as_of: int | None
+    ) -> None:
+        got = [r.sequence for r in five.records("p-1", after=after, as_of=as_of)]
+        assert got == [d.sequence for d in five.decisions("p-1", after=after, as_of=as_of)]
+
+    def test_records_of_an_unknown_project_are_none(self, five: Storage) -> None:
+        assert list(five.records("p-2")) == []
+
+    def test_each_read_gives_a_fresh_wire_form(self, five: Storage) -> None:
+        first = five.get_record("p-1", "d2")
+        first.wire["title"] = "changed by a reader"
+        assert five.get_record("p-1", "d2").wire["title"] == "Title of d2"
+        assert next(iter(five.records("p-1", after=1))).wire["title"] == "Title of d2"
+
+    def test_get_record_is_the_record_of_get(self, five: Storage) -> None:
+        record = five.get_record("p-1", "d3")
+        assert record.wire == to_wire(five.get("p-1", "d3"))
+        assert record.sequence == 3
+        with pytest.raises(DecisionNotFound):
+            five.get_record("p-1", "nope")
+        with pytest.raises(DecisionNotFound):
+            five.get_record("p-2", "d1")
 
     def test_has_project_sees_decisions_and_sessions(self, storage: Storage) -> None:
         assert not storage.has_project("p-1")
@@ -965,6 +1001,11 @@ class TamperRules(StorageFixtures):
             storage.get("p-1", "b")
         with pytest.raises(CorruptStorage, match=named):
             list(storage.decisions("p-1"))
+        with pytest.raises(CorruptStorage, match=named):
+            storage.get_record("p-1", "b")
+        with pytest.raises(CorruptStorage, match=named):
+            list(storage.records("p-1"))
+        assert [r.wire for r in storage.records("p-1", after=2)] == [to_wire(three[2])]
         assert storage.get("p-1", "a") == three[0]
         assert storage.get("p-1", "c") == three[2]
         assert list(storage.decisions("p-1", as_of=1)) == three[:1]
