@@ -22,14 +22,14 @@ import itertools
 import re
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
-from semreport.domain import Decision, DecisionDomain, DecisionStatus, LinkKind
+from semreport.domain import Decision, DecisionDomain, DecisionStatus, LinkKind, StoredRecord
 from semreport.search._analysis import Analyzer, Expansion, Token
 from semreport.search._text import WORDS
 
@@ -56,10 +56,10 @@ Bool = npt.NDArray[np.bool_]
 
 DOMAINS: Final = tuple(DecisionDomain)
 STATUSES: Final = tuple(DecisionStatus)
-_DOMAIN_CODE: Final = {d: i for i, d in enumerate(DOMAINS)}
-_STATUS_CODE: Final = {s: i for i, s in enumerate(STATUSES)}
+_DOMAIN_CODE: Final[dict[str, int]] = {d.value: i for i, d in enumerate(DOMAINS)}
+_STATUS_CODE: Final[dict[str, int]] = {s.value: i for i, s in enumerate(STATUSES)}
 LINK_KINDS: Final = tuple(LinkKind)
-_LINK_CODE: Final = {k: i for i, k in enumerate(LINK_KINDS)}
+_LINK_CODE: Final[dict[str, int]] = {k.value: i for i, k in enumerate(LINK_KINDS)}
 SUPERSEDES: Final = _LINK_CODE[LinkKind.SUPERSEDES]
 
 
@@ -235,6 +235,21 @@ def _stable_order(keys: I32, size: int) -> I64:
     return low[high]
 
 
+class _Groups:
+    """Rows of integer keys gathered flat (no list per row): what :meth:`KeyedSets.extend` takes."""
+
+    __slots__ = ("keys", "lengths")
+
+    def __init__(self) -> None:
+        self.keys = array.array("i")
+        self.lengths = array.array("q")
+
+    def add(self, rows: list[list[int]]) -> None:
+        """Append rows, each a list of keys."""
+        self.keys.extend(itertools.chain.from_iterable(rows))
+        self.lengths.extend(map(len, rows))
+
+
 class KeyedSets:
     """Per-decision sets of integer keys in CSR form, with the transpose built on demand."""
 
@@ -252,9 +267,10 @@ class KeyedSets:
         """The keys of one decision."""
         return self.keys[self.indptr[row] : self.indptr[row + 1]]
 
-    def extend(self, groups: Sequence[Sequence[int]]) -> KeyedSets:
-        lengths = np.fromiter((len(g) for g in groups), dtype=np.int64, count=len(groups))
-        flat = np.fromiter((k for g in groups for k in g), dtype=np.int32, count=int(lengths.sum()))
+    def extend(self, groups: _Groups) -> KeyedSets:
+        """These sets followed by the rows of ``groups``."""
+        lengths = np.frombuffer(groups.lengths, dtype=np.int64)
+        flat = np.frombuffer(groups.keys, dtype=np.int32)
         indptr = np.concatenate([self.indptr, self.indptr[-1] + np.cumsum(lengths)])
         return KeyedSets(indptr, np.concatenate([self.keys, flat]))
 
@@ -275,6 +291,35 @@ class KeyedSets:
         result = (indptr, self.owner[order])
         self.__dict__["_transpose"] = result
         return result
+
+
+class _Keys(dict[Any, int]):
+    """Key ids by value for one build: a value's key name is formatted on first use only."""
+
+    def __init__(self, vocab: Vocabulary, name: Callable[[Any], str]) -> None:
+        super().__init__()
+        self._vocab = vocab
+        self._name = name
+
+    def __missing__(self, value: Any) -> int:
+        code = self[value] = self._vocab.key(self._name(value))
+        return code
+
+
+class _Heads(dict[tuple[str, str, str], tuple[int, int, int, list[int]]]):
+    """Per (domain, agent, status): their codes and facet keys, looked up once per build."""
+
+    def __init__(self, vocab: Vocabulary) -> None:
+        super().__init__()
+        self._vocab = vocab
+
+    def __missing__(self, fixed: tuple[str, str, str]) -> tuple[int, int, int, list[int]]:
+        domain, agent, status = fixed
+        vocab = self._vocab
+        keys = [vocab.key(f"domain:{domain}"), vocab.key(f"agent:{agent}")]
+        keys.append(vocab.key(f"status:{status}"))
+        found = self[fixed] = (_DOMAIN_CODE[domain], vocab.agent(agent), _STATUS_CODE[status], keys)
+        return found
 
 
 def _empty_sets() -> KeyedSets:
@@ -314,13 +359,14 @@ class IndexSnapshot:
 
     # -- building ---------------------------------------------------------------------
 
-    def extend(self, decisions: Iterable[Decision]) -> IndexSnapshot:
-        """Return a new snapshot holding this one's decisions and ``decisions`` after them.
+    def extend(self, records: Iterable[StoredRecord]) -> IndexSnapshot:
+        """Return a new snapshot holding this one's decisions and ``records`` after them.
 
-        The decisions are consumed in chunks: only what the index keeps of them
-        (postings, columns, titles) outlives a chunk.
+        The records (as :meth:`~semreport.DecisionMemory.records` yields them,
+        in sequence order) are consumed in chunks: only what the index keeps of
+        them (postings, columns, titles) outlives a chunk.
         """
-        stream = iter(decisions)
+        stream = iter(records)
         first = next(stream, None)
         if first is None:
             return self
@@ -328,7 +374,7 @@ class IndexSnapshot:
         with vocab.lock:
             return self._extended(itertools.chain([first], stream))
 
-    def _extended(self, stream: Iterator[Decision]) -> IndexSnapshot:  # noqa: PLR0912, PLR0915 - one pass
+    def _extended(self, stream: Iterator[StoredRecord]) -> IndexSnapshot:  # noqa: PLR0912, PLR0915 - one pass
         vocab = self.vocab
         start = self.n
         new = IndexSnapshot(self.project_id, vocab)
@@ -341,90 +387,94 @@ class IndexSnapshot:
             new.recorded_at = self.recorded_at[:start]
             new.row_of = {i: r for i, r in self.row_of.items() if r < start}
 
-        agents = vocab.agents
-        facet_heads: dict[tuple[DecisionDomain, str, DecisionStatus], list[int]] = {}
-        facet_groups: list[list[int]] = []
-        tag_groups: list[list[int]] = []
-        thing_groups: list[list[int]] = []
+        # Key names are formatted once per build, not once per decision.
+        tag_keys = _Keys(vocab, "tag:{}".format)
+        element_keys = _Keys(vocab, "element:{}".format)
+        evidence_keys = _Keys(vocab, lambda cited: "evidence:{}:{}".format(*cited))
+        heads = _Heads(vocab)
+        facet_groups = _Groups()
+        tag_groups = _Groups()
+        thing_groups = _Groups()
         domain = array.array("b")
         status = array.array("b")
         agent = array.array("i")
         recorded = array.array("d")
-        edges_src: list[int] = []
-        edges_kind: list[int] = []
+        edges_src = array.array("i")
+        edges_kind = array.array("b")
         edges_target: list[str] = []
-        numeric: dict[str, list[tuple[int, float]]] = {}
-        key = vocab.key
+        numeric: dict[str, tuple[array.array[int], array.array[float]]] = {}
         parts: list[tuple[I32, I32, F32]] = []
         lengths: list[I64] = []
+        titles: list[str] = []
+        bodies: list[str] = []
         row = start
-        last: Decision | None = None
+        sequence = self.sequence
 
+        # Records are read a few at a time and only what the index keeps of them outlives
+        # their batch; the texts gather for one postings chunk. Few long-lived containers
+        # (flat arrays, not a list per decision) keep the garbage collector's passes short.
         while True:
-            chunk = list(itertools.islice(stream, _CHUNK))
-            if not chunk:
-                break
-            chunk_start = row
-            for decision in chunk:
-                new.ids.append(decision.id)
-                new.row_of[decision.id] = row
-                new.titles.append(decision.title)
-                new.recorded_at.append(decision.recorded_at)
-                domain.append(_DOMAIN_CODE[decision.domain])
-                status.append(_STATUS_CODE[decision.status])
-                agent_code = agents.get(decision.agent)
-                if agent_code is None:
-                    agent_code = vocab.agent(decision.agent)
-                agent.append(agent_code)
-                at = decision.recorded_at
-                recorded.append(at.timestamp() if at is not None else 0.0)
-                tags = [key(f"tag:{tag}") for tag in sorted(decision.tags)] if decision.tags else []
-                tag_groups.append(tags)
-                fixed = (decision.domain, decision.agent, decision.status)
-                head = facet_heads.get(fixed)
-                if head is None:
-                    head = facet_heads[fixed] = [
-                        key(f"domain:{decision.domain.value}"),
-                        key(f"agent:{decision.agent}"),
-                        key(f"status:{decision.status.value}"),
-                    ]
-                facet_groups.append(head + tags)
-                if decision.elements or decision.evidence:
-                    things = {key(f"element:{e}") for e in decision.elements}
-                    things.update(
-                        key(f"evidence:{ev.kind.value}:{ev.ref}") for ev in decision.evidence
+            batch = [record.wire for record in itertools.islice(stream, _BATCH)]
+            fixed = [heads[w["domain"], w["agent"], w["status"]] for w in batch]
+            domain.extend([f[0] for f in fixed])
+            agent.extend([f[1] for f in fixed])
+            status.extend([f[2] for f in fixed])
+            tags = [[tag_keys[t] for t in w["tags"]] for w in batch]  # the wire form sorts them
+            tag_groups.add(tags)
+            facet_groups.add([f[3] + t for f, t in zip(fixed, tags, strict=True)])
+            thing_groups.add(
+                [
+                    sorted(
+                        {element_keys[e] for e in w["elements"]}.union(
+                            [evidence_keys[ev["kind"], ev["ref"]] for ev in w["evidence"]]
+                        )
                     )
-                    thing_groups.append(sorted(things))
-                else:
-                    thing_groups.append([])
-                for link in decision.links:
-                    edges_src.append(row)
-                    edges_kind.append(_LINK_CODE[link.kind])
-                    edges_target.append(link.target)
-                for name, value in decision.attributes.items():
+                    if w["elements"] or w["evidence"]
+                    else []
+                    for w in batch
+                ]
+            )
+            for offset, w in enumerate(batch, row):
+                for link in w["links"]:
+                    edges_src.append(offset)
+                    edges_kind.append(_LINK_CODE[link["kind"]])
+                    edges_target.append(link["target"])
+                for name, value in w["attributes"].items():
                     kind = type(value)
                     if kind is float or kind is int:
-                        numeric.setdefault(name, []).append((row, float(value)))
-                row += 1
-            last = chunk[-1]
-            postings, chunk_lengths = _chunk_postings(
-                vocab,
-                [d.title for d in chunk],
-                [f"{d.statement}\n{d.rationale}" for d in chunk],
-                chunk_start,
-            )
-            parts.append(postings)
-            lengths.append(chunk_lengths)
-            del chunk
+                        pairs = numeric.get(name)
+                        if pairs is None:
+                            pairs = numeric[name] = (array.array("q"), array.array("d"))
+                        pairs[0].append(offset)
+                        pairs[1].append(value)
+            if batch:
+                sequence = batch[-1]["sequence"]
+                ids = [w["id"] for w in batch]
+                new.ids += ids
+                new.row_of.update(zip(ids, range(row, row + len(ids)), strict=True))
+                batch_titles = [w["title"] for w in batch]
+                new.titles += batch_titles
+                titles += batch_titles
+                bodies += [f"{w['statement']}\n{w['rationale']}" for w in batch]
+                times = list(map(datetime.fromisoformat, [w["recorded_at"] for w in batch]))
+                new.recorded_at += times
+                recorded.extend(map(datetime.timestamp, times))
+                row += len(batch)
+            if titles and (len(titles) >= _CHUNK or not batch):
+                postings, chunk_lengths = _chunk_postings(vocab, titles, bodies, row - len(titles))
+                parts.append(postings)
+                lengths.append(chunk_lengths)
+                titles, bodies = [], []
+            if not batch:
+                break
 
         count = row - start
-        assert last is not None
         batch_len = np.concatenate(lengths)
         segment = _segment(parts, start, row, len(vocab.terms))
         parts.clear()
         n = start + count
         new.n = n
-        new.sequence = last.sequence or self.sequence + count
+        new.sequence = sequence
         vocab_size = len(vocab.terms)
         segments = (*self.segments, segment)
         if len(segments) > _MAX_SEGMENTS:
@@ -444,8 +494,8 @@ class IndexSnapshot:
         new.tags = self.tags.extend(tag_groups)
         new.things = self.things.extend(thing_groups)
 
-        new.edge_src = np.concatenate([self.edge_src, np.array(edges_src, dtype=np.int32)])
-        new.edge_kind = np.concatenate([self.edge_kind, np.array(edges_kind, dtype=np.int8)])
+        new.edge_src = np.concatenate([self.edge_src, np.frombuffer(edges_src, dtype=np.int32)])
+        new.edge_kind = np.concatenate([self.edge_kind, np.frombuffer(edges_kind, dtype=np.int8)])
         new.edge_target = [*self.edge_target, *edges_target]
         # Link targets resolve against the whole snapshot: a link recorded before its
         # target is resolved once the target arrives, so the order of recording never matters.
@@ -470,8 +520,9 @@ class IndexSnapshot:
             old = self.attributes.get(name)
             if old is not None:
                 column[:start] = old
-            for row, value in numeric.get(name, ()):
-                column[row] = value
+            found = numeric.get(name)
+            if found is not None:
+                column[np.frombuffer(found[0], np.int64)] = np.frombuffer(found[1], np.float64)
             attributes[name] = column
         new.attributes = attributes
         new._compute_impacts()
@@ -872,6 +923,9 @@ _ASCII_SPLIT: Final = str.maketrans(
 
 _CHUNK: Final = 8192
 """Texts split at once: bounds the word strings alive during a build."""
+_BATCH: Final = 32
+"""Records read at once during a build: their wire forms die young, before the garbage
+collector's first generation fills (700 container allocations by default)."""
 
 
 def _words(vocab: Vocabulary, texts: list[str], chunk: int = _CHUNK) -> tuple[I64, I64]:

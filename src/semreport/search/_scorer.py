@@ -153,9 +153,7 @@ class HeuristicScorer:
             if current.sequence > latest:  # the memory was replaced under us: start again
                 current = IndexSnapshot(project_id, Vocabulary(self._analyzer))
                 project.snapshots.clear()
-            fresh = current.extend(
-                memory.decisions(project_id, after=current.sequence, as_of=latest)
-            )
+            fresh = current.extend(memory.records(project_id, after=current.sequence, as_of=latest))
             fresh.build_columns()
             project.snapshots[fresh.sequence] = fresh
             while len(project.snapshots) > self._keep:
