@@ -13,7 +13,8 @@ from typing import Final
 
 import attrs
 
-from semreport.search._analysis import Analyzer, Token
+from semreport.search._analysis import Analyzer
+from semreport.search._text import WORDS
 
 __all__ = ["FRAGMENT_SIZE", "Highlight", "highlight", "highlights", "highlights_many"]
 
@@ -66,7 +67,8 @@ def highlight(
     most distinct matched terms, then the most matched words, the earliest
     first; it is cut at word boundaries.
     """
-    return _fragment(field, text, analyzer.analyse(text), terms, size)
+    tokens = [(t.start, t.end, t.term) for t in analyzer.analyse(text)]
+    return _fragment(field, text, tokens, frozenset(terms), size)
 
 
 def highlights(
@@ -93,38 +95,57 @@ def highlights_many(
     limit: int = 2,
     size: int = FRAGMENT_SIZE,
 ) -> list[tuple[Highlight, ...]]:
-    """:func:`highlights` for every document of a page, analysing all their texts at once."""
+    """:func:`highlights` for every document of a page.
+
+    A field's words are looked up in the analyzer's word cache (new words are
+    folded and stemmed for the whole page at once); only a field holding a
+    matched term is located word by word.
+    """
     wanted = frozenset(terms)
     if not wanted:
         return [() for _ in documents]
-    names = [list(fields) for fields in documents]
-    texts = [fields[name] for fields, keys in zip(documents, names, strict=True) for name in keys]
-    analysed = iter(analyzer.analyse_many(texts))
+    tokenizer = analyzer.tokenizer
+    words = [[WORDS.findall(text) for text in fields.values()] for fields in documents]
+    tokenizer.learn(word for fields in words for found in fields for word in found)
     out: list[tuple[Highlight, ...]] = []
-    for fields, keys in zip(documents, names, strict=True):
-        found: list[tuple[int, int, int, Highlight]] = []
-        for order, name in enumerate(keys):
-            tokens = next(analysed)
-            shown = _fragment(name, fields[name], tokens, wanted, size)
-            if shown is not None:
-                matched = [t.term for t in tokens if t.term in wanted]
-                found.append((-len(set(matched)), -len(matched), order, shown))
-        found.sort(key=lambda item: item[:3])
-        out.append(tuple(item[3] for item in found[:limit]))
+    for fields, field_words in zip(documents, words, strict=True):
+        ranked: list[tuple[int, int, int, str, list[str | None]]] = []
+        for order, (name, written) in enumerate(zip(fields, field_words, strict=True)):
+            terms_of = tokenizer.lookup(written)
+            matched = [term for term in terms_of if term in wanted]
+            if matched:
+                ranked.append((-len(set(matched)), -len(matched), order, name, terms_of))
+        ranked.sort(key=lambda item: item[:3])
+        shown: list[Highlight] = []
+        for *_, name, terms_of in ranked[:limit]:  # only the fields shown are located
+            text = fields[name]
+            tokens = [
+                (m.start(), m.end(), term)
+                for m, term in zip(WORDS.finditer(text), terms_of, strict=True)
+                if term is not None
+            ]
+            fragment = _fragment(name, text, tokens, wanted, size)
+            if fragment is not None:
+                shown.append(fragment)
+        out.append(tuple(shown))
     return out
 
 
+_Token = tuple[int, int, str]
+"""A word with a term: its start and end in the text, and its term."""
+
+
 def _fragment(
-    field: str, text: str, tokens: Sequence[Token], terms: Collection[str], size: int
+    field: str, text: str, tokens: Sequence[_Token], terms: Collection[str], size: int
 ) -> Highlight | None:
-    hits = [t for t in tokens if t.term in terms]
+    hits = [t for t in tokens if t[2] in terms]
     if not hits:
         return None
     if len(text) <= size:
         first, last = 0, len(text)
     else:
         first, last = _window(tokens, hits, size)
-    spans = tuple((t.start, t.end) for t in hits if t.start >= first and t.end <= last)
+    spans = tuple((t[0], t[1]) for t in hits if t[0] >= first and t[1] <= last)
     head = _ELLIPSIS if first > 0 else ""
     tail = _ELLIPSIS if last < len(text) else ""
     shift = len(head) - first
@@ -132,20 +153,20 @@ def _fragment(
     return Highlight(field, fragment, tuple((a + shift, b + shift) for a, b in spans))
 
 
-def _window(tokens: Sequence[Token], hits: Sequence[Token], size: int) -> tuple[int, int]:
+def _window(tokens: Sequence[_Token], hits: Sequence[_Token], size: int) -> tuple[int, int]:
     """The text range to show: the best run of matches, widened to ``size`` at word edges."""
     best = (0, 0, 0)  # (-distinct terms, -matched words, first hit)
     chosen = (0, 1)
     right = 0
     for left in range(len(hits)):
         right = max(right, left + 1)
-        while right < len(hits) and hits[right].end - hits[left].start <= size:
+        while right < len(hits) and hits[right][1] - hits[left][0] <= size:
             right += 1
         window = hits[left:right]
-        score = (-len({t.term for t in window}), -len(window), left)
+        score = (-len({t[2] for t in window}), -len(window), left)
         if left == 0 or score < best:
             best, chosen = score, (left, right)
-    start, end = hits[chosen[0]].start, hits[chosen[1] - 1].end
+    start, end = hits[chosen[0]][0], hits[chosen[1] - 1][1]
     spare = max(size - (end - start), 0)
     # Context on both sides, a little more after than before, cut at word edges.
     want_start = start - spare // 3
@@ -153,11 +174,11 @@ def _window(tokens: Sequence[Token], hits: Sequence[Token], size: int) -> tuple[
     first = start
     last = end
     for token in tokens:
-        if token.start >= want_start and token.start < first:
-            first = token.start
+        if token[0] >= want_start and token[0] < first:
+            first = token[0]
             break
     for token in reversed(tokens):
-        if token.end <= want_end and token.end > last:
-            last = token.end
+        if token[1] <= want_end and token[1] > last:
+            last = token[1]
             break
     return first, last

@@ -366,10 +366,10 @@ class HeuristicScorer:
         terms = sorted({term for signal in active for term in signal.prepared.highlight_terms()})
         if not terms or not len(rows):
             return None
-        decisions = [memory.get(snap.project_id, snap.ids[row]) for row in rows.tolist()]
+        wires = [memory.get_record(snap.project_id, snap.ids[row]).wire for row in rows.tolist()]
         documents = [
-            {"title": d.title, "statement": d.statement, "rationale": d.rationale}
-            for d in decisions
+            {"title": w["title"], "statement": w["statement"], "rationale": w["rationale"]}
+            for w in wires
         ]
         return highlights_many(snap.vocab.analyzer, documents, terms)
 
