@@ -251,16 +251,25 @@ class _Groups:
 
 
 class KeyedSets:
-    """Per-decision sets of integer keys in CSR form, with the transpose built on demand."""
+    """Per-decision sets of integer keys in CSR form, with derived forms built on first use.
 
-    __slots__ = ("__dict__", "indptr", "keys")
+    The key-major transpose and the key weights depend on how many key ids the
+    shared vocabulary holds, which appends grow; each is kept for the size it
+    was built for and rebuilt for a larger one.
+    """
+
+    __slots__ = ("_owner", "_stats", "_transpose", "indptr", "keys")
 
     def __init__(self, indptr: I64, keys: I32) -> None:
         self.indptr = indptr
         self.keys = keys
+        self._owner: I32 | None = None
+        self._transpose: tuple[I64, I32] | None = None
+        self._stats: tuple[F64, F64] | None = None
 
     @property
     def rows(self) -> int:
+        """How many decisions (rows) the sets describe."""
         return len(self.indptr) - 1
 
     def of(self, row: int) -> I32:
@@ -274,22 +283,34 @@ class KeyedSets:
         indptr = np.concatenate([self.indptr, self.indptr[-1] + np.cumsum(lengths)])
         return KeyedSets(indptr, np.concatenate([self.keys, flat]))
 
-    @functools.cached_property
+    @property
     def owner(self) -> I32:
         """The row each stored key belongs to."""
-        return np.repeat(np.arange(self.rows, dtype=np.int32), np.diff(self.indptr))
+        if self._owner is None:
+            self._owner = np.repeat(np.arange(self.rows, dtype=np.int32), np.diff(self.indptr))
+        return self._owner
 
     def transpose(self, size: int) -> tuple[I64, I32]:
         """Key-major form: ``(indptr over key ids, rows)``, for ``size`` key ids."""
-        cached: tuple[I64, I32] | None = self.__dict__.get("_transpose")
+        cached = self._transpose
         if cached is not None and len(cached[0]) == size + 1:
             return cached
         order = _stable_order(self.keys, size)
         counts = np.bincount(self.keys, minlength=size)
         indptr = np.zeros(size + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
-        result = (indptr, self.owner[order])
-        self.__dict__["_transpose"] = result
+        result = self._transpose = (indptr, self.owner[order])
+        return result
+
+    def key_stats(self, size: int) -> tuple[F64, F64]:
+        """``log(1 + N / df)`` per key id (0 for keys no row holds), and each row's sum of them."""
+        cached = self._stats
+        if cached is not None and len(cached[0]) == size:
+            return cached
+        df = np.bincount(self.keys, minlength=size).astype(np.float64)
+        weights = _quantise(np.where(df > 0, np.log1p(self.rows / np.maximum(df, 1.0)), 0.0))
+        totals = np.bincount(self.owner, weights=weights[self.keys], minlength=self.rows)
+        result = self._stats = (weights, totals.astype(np.float64))
         return result
 
 
@@ -356,6 +377,8 @@ class IndexSnapshot:
         self.attributes: dict[str, F64] = {}
         self.idfs: F64 = _EMPTY_F64  # Lucene's idf per term
         self.segment_impacts: tuple[F32, ...] = ()  # BM25 impact per posting, per segment
+        self._attribute_values: dict[str, npt.NDArray[np.float32] | None] = {}
+        self._scales: dict[str, float] = {}
 
     # -- building ---------------------------------------------------------------------
 
@@ -547,7 +570,7 @@ class IndexSnapshot:
         ):
             getattr(self, name)
         for sets in (self.facets, self.things, self.tags):
-            self._key_stats(sets)
+            sets.key_stats(size)
             sets.transpose(size)
         for name in self.attributes:
             self.attribute_values(name)
@@ -818,23 +841,11 @@ class IndexSnapshot:
 
     def key_weights(self, sets: KeyedSets) -> F64:
         """``log(1 + N / df)`` per key of ``sets`` (0 for keys no decision holds)."""
-        return self._key_stats(sets)[0]
+        return sets.key_stats(len(self.vocab.key_names))[0]
 
     def key_totals(self, sets: KeyedSets) -> F64:
         """The summed key weight of each decision's set."""
-        return self._key_stats(sets)[1]
-
-    def _key_stats(self, sets: KeyedSets) -> tuple[F64, F64]:
-        cached: tuple[F64, F64] | None = sets.__dict__.get("_stats")
-        size = len(self.vocab.key_names)
-        if cached is not None and len(cached[0]) == size:
-            return cached
-        df = np.bincount(sets.keys, minlength=size).astype(np.float64)
-        weights = _quantise(np.where(df > 0, np.log1p(self.n / np.maximum(df, 1.0)), 0.0))
-        totals = np.bincount(sets.owner, weights=weights[sets.keys], minlength=self.n)
-        result = (weights, totals.astype(np.float64))
-        sets.__dict__["_stats"] = result
-        return result
+        return sets.key_stats(len(self.vocab.key_names))[1]
 
     @functools.cached_property
     def node_stats(self) -> tuple[F64, F64]:
@@ -847,9 +858,7 @@ class IndexSnapshot:
 
     def attribute_values(self, name: str) -> npt.NDArray[np.float32] | None:
         """A numeric attribute as float32, missing values as +inf (closeness exp(-inf) = 0)."""
-        cache: dict[str, npt.NDArray[np.float32] | None] = self.__dict__.setdefault(
-            "_attribute_values", {}
-        )
+        cache = self._attribute_values
         if name in cache:
             return cache[name]
         column = self.attributes.get(name)
@@ -861,7 +870,7 @@ class IndexSnapshot:
 
     def scale(self, name: str) -> float:
         """The spread-based scale of a numeric attribute (IQR / 1.349, else std, else 1)."""
-        cache: dict[str, float] = self.__dict__.setdefault("_scales", {})
+        cache = self._scales
         found = cache.get(name)
         if found is not None:
             return found
