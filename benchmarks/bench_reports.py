@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from semreport.reports._canonical import canonical_json_fast, canonical_record
+from semreport.canonical import canonical_json_fast, canonical_record
 
 import semreport
 from semreport import Decision, ProjectSummary

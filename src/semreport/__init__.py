@@ -73,6 +73,7 @@ from semreport.domain import (
 from semreport.exports import SessionExport, SessionImport, SessionImportProblem
 from semreport.gnn import NullGNN
 from semreport.reports import (
+    CacheInfo,
     Digest,
     EvidenceEntry,
     Finding,
@@ -116,6 +117,7 @@ __all__ = [
     "Artefact",
     "AuthKind",
     "Authenticator",
+    "CacheInfo",
     "Capabilities",
     "Catalogue",
     "CatalogueProfileMatchingNotConfigured",
