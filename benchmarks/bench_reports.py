@@ -17,10 +17,9 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from semreport.canonical import canonical_json_fast, canonical_record
-
 import semreport
 from semreport import Decision, ProjectSummary
+from semreport.canonical import canonical_json_fast, canonical_record
 from semreport.reports import assemble_report, render_html
 from semreport.reports._digest import citation_id, merkle_root
 from semreport.reports._model import join_object, records_array
