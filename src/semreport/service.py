@@ -69,12 +69,14 @@ from semreport.reports import (
     InclusionProof,
     Report,
     ReportExport,
+    ReportStream,
     render_html,
 )
 from semreport.reports._assemble import BuiltReport, assemble_built
 from semreport.reports._cache import DEFAULT_REPORT_CACHE_BYTES, BuildCache
 from semreport.reports._html import library_version
 from semreport.reports._proof import inclusion_proof
+from semreport.reports._stream import stream_from_memory, stream_from_report
 from semreport.search import (
     Criteria,
     Exemplar,
@@ -513,6 +515,45 @@ class SemReport:
         exported_at = datetime.now(UTC)
         page = render_html(built, exported_at=exported_at, version=library_version())
         return ReportExport(html=page, digest=built.digest, report=built, exported_at=exported_at)
+
+    def stream_report(
+        self, project_id: str, *, as_of: int | None = None, caller: Principal | None = None
+    ) -> ReportStream:
+        """Export the report's HTML page as a stream of chunks, in bounded memory.
+
+        The page is the one :meth:`export_report` renders (the same bytes for
+        the same export time). When the report is in the report cache, the
+        page is rendered from it; otherwise Decision Memory is read in passes
+        as of one sequence number, holding one record at a time, and the
+        report is not cached. The caller, the project and the first pass
+        (which gives the digest) are checked here, before any chunk.
+
+        Args:
+            project_id: The project.
+            as_of: The last sequence number to include; the latest by default.
+            caller: Needs the ``user`` role and a grant for the project.
+
+        Returns:
+            A :class:`~semreport.reports.ReportStream`: iterate it for
+            ``bytes`` chunks, or call its ``write_to(fp)``.
+
+        Raises:
+            ProjectNotFound: the project has no decisions.
+            CorruptStorage: a stored record is damaged (found in the first pass
+                here, or while streaming if it changes between passes).
+        """
+        _check_ids(project_id=project_id)
+        _check_as_of(as_of)
+        self._authorize("export_report", caller, project_id)
+        at = self._as_of(project_id, as_of)
+        exported_at = datetime.now(UTC)
+        version = library_version()
+        cached = self._reports.get((project_id, at))
+        if cached is not None:
+            return stream_from_report(cached.report, exported_at=exported_at, version=version)
+        return stream_from_memory(
+            self._storage, project_id, at, exported_at=exported_at, version=version
+        )
 
     def prove(
         self,

@@ -30,6 +30,7 @@ from semreport.reports._model import (
     canonical_report,
 )
 from semreport.reports._proof import prove
+from semreport.reports._stream import ReportStream
 from semreport.reports._verify import Finding, FindingKind, Verification, verify
 from semreport.reports._views import COST_ATTRIBUTE, TOTALLED_ATTRIBUTES
 
@@ -51,6 +52,7 @@ __all__ = [
     "ReportExport",
     "ReportRecord",
     "ReportSection",
+    "ReportStream",
     "ReportSummary",
     "SupersessionChain",
     "Verification",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import attrs
 
@@ -421,7 +421,13 @@ def assemble_built(
     return _build(project_id, list(memory.decisions(project_id, as_of=as_of)), None)
 
 
-def report_parts(memory: DecisionMemory, project_id: str, as_of: int) -> ReportParts:
+def report_parts(
+    memory: DecisionMemory,
+    project_id: str,
+    as_of: int,
+    *,
+    also: Callable[[Decision], None] | None = None,
+) -> ReportParts:
     """Build a report's parts in one pass over Decision Memory, holding no decision after use.
 
     Args:
@@ -429,6 +435,8 @@ def report_parts(memory: DecisionMemory, project_id: str, as_of: int) -> ReportP
         project_id: The project.
         as_of: The sequence number the report is as of: at most the latest,
             so that the log holds every record up to it.
+        also: Called with each decision after it is added (to gather more
+            in the same pass).
 
     Raises:
         CorruptStorage: the log does not hold exactly the records up to ``as_of``.
@@ -437,6 +445,8 @@ def report_parts(memory: DecisionMemory, project_id: str, as_of: int) -> ReportP
     try:
         for decision in memory.decisions(project_id, as_of=as_of):
             builder.add(decision)
+            if also is not None:
+                also(decision)
         return builder.finish()
     except InvalidRequest as exc:
         raise CorruptStorage(
