@@ -3,7 +3,7 @@
 The digest is compared with the cheapest honest peer: ``json.dumps(sort_keys=True)``
 plus SHA-256 over the same records (no canonical form, no tree, no report hash).
 Exports are measured from SQLite, each in a fresh process whose peak resident
-memory (``ru_maxrss``) is the figure: the whole page (``export_report``) against
+memory (``VmHWM``) is the figure: the whole page (``export_report``) against
 the streamed page (``stream_report(...).write_to(file)``).
 """
 
@@ -213,9 +213,21 @@ def _measure(n: int, when: datetime) -> tuple[str, float]:
 _EXPORT = """
 import json, resource, sys, time
 import semreport
+
+def peak_kib():
+    # VmHWM is this process's own peak; ru_maxrss would carry the parent's peak over exec.
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
 path, mode = sys.argv[1], sys.argv[2]
 with semreport.open("sqlite:///" + path, create=False) as sr:
-    opened = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    opened = peak_kib()
     start = time.perf_counter()
     if mode == "stream":
         stream = sr.stream_report("bench")
@@ -228,7 +240,7 @@ with semreport.open("sqlite:///" + path, create=False) as sr:
         with open(sys.argv[3], "wb") as fp:
             size = fp.write(export.html.encode("utf-8"))
     total = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+peak = peak_kib()
 print(json.dumps({"first": first, "total": total, "size": size, "opened": opened, "peak": peak}))
 """
 
@@ -366,7 +378,7 @@ def run(quick: bool) -> str:
             "The same synthetic project recorded in SQLite; each export runs in a fresh",
             "process, from opening the storage to the last byte written to a file. *Digest*",
             "is the time until the digest is known (for the stream: its first pass over the",
-            "records); *peak RSS* is the process's peak resident memory (`ru_maxrss`), and",
+            "records); *peak RSS* is the process's peak resident memory (`VmHWM`), and",
             "*above open* what the export added to the process as it was once the storage",
             "was open. The stream reads the records three times (digest, decisions, embedded",
             "JSON), holding one at a time.",
