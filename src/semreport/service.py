@@ -134,8 +134,9 @@ class SemReport:
         report_cache_bytes: The memory budget of the report cache (see
             :meth:`cache_info`); ``0`` keeps no report.
 
-    Reads are safe from several threads at once: the search, the reports and
-    the exports, and :meth:`cache_info`.
+    The report methods (:meth:`report`, :meth:`export_report`,
+    :meth:`stream_report`, :meth:`prove`, :meth:`cache_info`) are safe to call
+    from several threads at once.
     """
 
     def __init__(
