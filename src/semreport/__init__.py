@@ -74,6 +74,7 @@ from semreport.domain import (
 from semreport.exports import SessionExport, SessionImport, SessionImportProblem
 from semreport.gnn import NullGNN
 from semreport.reports import (
+    CacheInfo,
     Digest,
     EvidenceEntry,
     Finding,
@@ -84,6 +85,7 @@ from semreport.reports import (
     ReportExport,
     ReportRecord,
     ReportSection,
+    ReportStream,
     ReportSummary,
     SupersessionChain,
     Verification,
@@ -117,6 +119,7 @@ __all__ = [
     "Artefact",
     "AuthKind",
     "Authenticator",
+    "CacheInfo",
     "Capabilities",
     "Catalogue",
     "CatalogueProfileMatchingNotConfigured",
@@ -173,6 +176,7 @@ __all__ = [
     "ReportExport",
     "ReportRecord",
     "ReportSection",
+    "ReportStream",
     "ReportSummary",
     "Role",
     "Scorer",

@@ -65,14 +65,18 @@ from semreport.exports import (
 )
 from semreport.gnn import NullGNN
 from semreport.reports import (
+    CacheInfo,
     InclusionProof,
     Report,
     ReportExport,
-    assemble_report,
+    ReportStream,
     render_html,
 )
-from semreport.reports import prove as prove_inclusion
+from semreport.reports._assemble import BuiltReport, assemble_built
+from semreport.reports._cache import DEFAULT_REPORT_CACHE_BYTES, BuildCache
 from semreport.reports._html import library_version
+from semreport.reports._proof import inclusion_proof
+from semreport.reports._stream import stream_from_memory, stream_from_report
 from semreport.search import (
     Criteria,
     Exemplar,
@@ -127,6 +131,12 @@ class SemReport:
         catalogue: A manufacturer catalogue; without one, catalogue matching
             answers ``CATALOGUE_PROFILE_MATCHING_NOT_CONFIGURED``.
         scorer: The search scorer; :class:`~semreport.search.HeuristicScorer` by default.
+        report_cache_bytes: The memory budget of the report cache (see
+            :meth:`cache_info`); ``0`` keeps no report.
+
+    The report methods (:meth:`report`, :meth:`export_report`,
+    :meth:`stream_report`, :meth:`prove`, :meth:`cache_info`) are safe to call
+    from several threads at once.
     """
 
     def __init__(
@@ -137,12 +147,14 @@ class SemReport:
         model: InferenceModel | None = None,
         catalogue: Catalogue | None = None,
         scorer: Scorer | None = None,
+        report_cache_bytes: int = DEFAULT_REPORT_CACHE_BYTES,
     ) -> None:
         self._storage = storage
         self._caller = caller
         self._model: InferenceModel = model if model is not None else NullGNN()
         self._catalogue = catalogue
         self._scorer_option = scorer
+        self._reports = _report_cache(report_cache_bytes)
 
     def __repr__(self) -> str:
         return f"SemReport(storage={self._storage!r})"
@@ -426,11 +438,39 @@ class SemReport:
 
     # -- reports: read Decision Memory only, through the read-only port -------------------
 
-    def _memory_of(self, project_id: str) -> DecisionMemory:
+    def _as_of(self, project_id: str, as_of: int | None) -> int:
+        """The sequence number a report as of ``as_of`` is built as of (never past the latest)."""
         memory: DecisionMemory = self._storage
-        if memory.latest_sequence(project_id) == 0:
+        latest = memory.latest_sequence(project_id)
+        if latest == 0:
             raise ProjectNotFound(f"project {project_id!r} has no decisions")
-        return memory
+        return latest if as_of is None else min(as_of, latest)
+
+    def _built(self, project_id: str, as_of: int | None) -> BuiltReport:
+        """The report as of a sequence number, from the cache or built (once) and cached.
+
+        The key is the sequence number the report is as of, never ``None``:
+        Decision Memory is append-only, so that report never changes, and an
+        append makes the next call without ``as_of`` ask for a new key.
+        """
+        at = self._as_of(project_id, as_of)
+        memory: DecisionMemory = self._storage
+
+        def build() -> tuple[BuiltReport, int]:
+            built = assemble_built(memory, project_id, as_of=at)
+            return built, built.estimated_size
+
+        return self._reports.get_or_build((project_id, at), build)
+
+    def cache_info(self) -> CacheInfo:
+        """Return the report cache's statistics: hits, misses, evictions, entries, bytes.
+
+        The cache holds reports by ``(project_id, as_of_sequence)`` within the
+        budget given to :func:`semreport.open` (``report_cache_bytes``);
+        :meth:`report`, :meth:`export_report`, :meth:`prove` and
+        :meth:`stream_report` use it.
+        """
+        return self._reports.info()
 
     def report(
         self, project_id: str, *, as_of: int | None = None, caller: Principal | None = None
@@ -440,6 +480,10 @@ class SemReport:
         The report is a pure function of the records as of ``as_of`` (the
         latest sequence by default): the same records give byte-identical
         JSON (:meth:`~semreport.reports.Report.to_json`) and the same digest.
+        It is cached by ``(project_id, as_of_sequence)``: a second call on
+        an unchanged project reuses it, and an append makes the next call
+        build the new one. The caller is checked on every call, before the
+        cache is consulted.
 
         Raises:
             ProjectNotFound: the project has no decisions.
@@ -447,7 +491,7 @@ class SemReport:
         _check_ids(project_id=project_id)
         _check_as_of(as_of)
         self._authorize("report", caller, project_id)
-        return assemble_report(self._memory_of(project_id), project_id, as_of=as_of)
+        return self._built(project_id, as_of).report
 
     def export_report(
         self, project_id: str, *, as_of: int | None = None, caller: Principal | None = None
@@ -456,7 +500,11 @@ class SemReport:
 
         The page embeds the report JSON, so it is enough to verify the report
         with :func:`semreport.verify`; the export time is shown in the page
-        but is not part of the hashed report.
+        but is not part of the hashed report. The report comes from the
+        report cache (see :meth:`report`); the page is rendered again on
+        every call, since it shows the export time. For large reports,
+        :meth:`stream_report` writes the same page without holding it, or
+        the report, in memory.
 
         Raises:
             ProjectNotFound: the project has no decisions.
@@ -464,10 +512,49 @@ class SemReport:
         _check_ids(project_id=project_id)
         _check_as_of(as_of)
         self._authorize("export_report", caller, project_id)
-        built = assemble_report(self._memory_of(project_id), project_id, as_of=as_of)
+        built = self._built(project_id, as_of).report
         exported_at = datetime.now(UTC)
         page = render_html(built, exported_at=exported_at, version=library_version())
         return ReportExport(html=page, digest=built.digest, report=built, exported_at=exported_at)
+
+    def stream_report(
+        self, project_id: str, *, as_of: int | None = None, caller: Principal | None = None
+    ) -> ReportStream:
+        """Export the report's HTML page as a stream of chunks, in bounded memory.
+
+        The page is the one :meth:`export_report` renders (the same bytes for
+        the same export time). When the report is in the report cache, the
+        page is rendered from it; otherwise Decision Memory is read in passes
+        as of one sequence number, holding one record at a time, and the
+        report is not cached. The caller, the project and the first pass
+        (which gives the digest) are checked here, before any chunk.
+
+        Args:
+            project_id: The project.
+            as_of: The last sequence number to include; the latest by default.
+            caller: Needs the ``user`` role and a grant for the project.
+
+        Returns:
+            A :class:`~semreport.reports.ReportStream`: iterate it for
+            ``bytes`` chunks, or call its ``write_to(fp)``.
+
+        Raises:
+            ProjectNotFound: the project has no decisions.
+            CorruptStorage: a stored record is damaged (found in the first pass
+                here, or while streaming if it changes between passes).
+        """
+        _check_ids(project_id=project_id)
+        _check_as_of(as_of)
+        self._authorize("export_report", caller, project_id)
+        at = self._as_of(project_id, as_of)
+        exported_at = datetime.now(UTC)
+        version = library_version()
+        cached = self._reports.get((project_id, at))
+        if cached is not None:
+            return stream_from_report(cached.report, exported_at=exported_at, version=version)
+        return stream_from_memory(
+            self._storage, project_id, at, exported_at=exported_at, version=version
+        )
 
     def prove(
         self,
@@ -480,7 +567,8 @@ class SemReport:
         """Return the inclusion proof (audit path) of one decision cited by the report.
 
         Check it with :func:`semreport.reports.check_inclusion` against the
-        ``records_root`` of the report you hold.
+        ``records_root`` of the report you hold. The report and its leaf
+        hashes come from the report cache (see :meth:`report`).
 
         Raises:
             ProjectNotFound: the project has no decisions.
@@ -489,8 +577,8 @@ class SemReport:
         _check_ids(project_id=project_id, decision_id=decision_id)
         _check_as_of(as_of)
         self._authorize("report", caller, project_id)
-        built = assemble_report(self._memory_of(project_id), project_id, as_of=as_of)
-        return prove_inclusion(built, decision_id)
+        built = self._built(project_id, as_of)
+        return inclusion_proof(built.report, decision_id, built.leaves)
 
     # -- legacy session export and import ----------------------------------------------
 
@@ -766,6 +854,13 @@ class SemReport:
         return self._catalogue.match(payload)
 
 
+def _report_cache(budget_bytes: int) -> BuildCache[tuple[str, int], BuiltReport]:
+    try:
+        return BuildCache(budget_bytes)
+    except ValueError as exc:
+        raise InvalidRequest.at("$.report_cache_bytes", str(exc)) from None
+
+
 def _check_as_of(as_of: object) -> None:
     if as_of is not None and (isinstance(as_of, bool) or not isinstance(as_of, int) or as_of < 0):
         raise InvalidRequest.at("$.as_of", "expected a sequence number (an integer of 0 or more)")
@@ -853,6 +948,7 @@ def open(  # noqa: A001 - the library's entry point is semreport.open, by design
     catalogue: Catalogue | None = None,
     scorer: Scorer | None = None,
     create: bool = True,
+    report_cache_bytes: int = DEFAULT_REPORT_CACHE_BYTES,
     **storage_options: Any,
 ) -> SemReport:
     """Open the facade over the storage a URL names: the composition root.
@@ -873,6 +969,9 @@ def open(  # noqa: A001 - the library's entry point is semreport.open, by design
             code that records decisions wants). ``False`` opens only what
             exists: a missing SQLite file raises ``StorageNotFound`` and no file
             is left behind, which is what read-only tools want.
+        report_cache_bytes: The memory budget of the report cache, in bytes
+            (estimated; 256 MiB by default); ``0`` keeps no report. See
+            :meth:`SemReport.cache_info`.
         **storage_options: Passed to the storage adapter (e.g. ``clock``).
 
     Raises:
@@ -887,5 +986,13 @@ def open(  # noqa: A001 - the library's entry point is semreport.open, by design
     if require_caller and caller is not None:
         raise InvalidRequest.at("$.caller", "give a caller or require_caller=True, not both")
     default = None if require_caller else (caller if caller is not None else Principal.local())
+    _report_cache(report_cache_bytes)  # refuse a bad budget before opening the storage
     storage = open_storage(url, create=create, **storage_options)
-    return SemReport(storage, caller=default, model=model, catalogue=catalogue, scorer=scorer)
+    return SemReport(
+        storage,
+        caller=default,
+        model=model,
+        catalogue=catalogue,
+        scorer=scorer,
+        report_cache_bytes=report_cache_bytes,
+    )

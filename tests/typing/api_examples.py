@@ -105,3 +105,18 @@ def ingesting(sr: semreport.SemReport) -> semreport.IngestResult:
     problems: tuple[semreport.IngestProblem, ...] = result.problems
     assert all(p.where and p.code for p in problems) or result.ok
     return result
+
+
+def reports_cached_and_streamed(sr: SemReport, path: str) -> semreport.CacheInfo:
+    report: semreport.Report = sr.report("p-1", as_of=3)
+    stream: semreport.ReportStream = sr.stream_report("p-1")
+    digest: semreport.Digest = stream.digest
+    assert digest.as_of_sequence == stream.as_of_sequence
+    with open(path, "wb") as fp:
+        written: int = stream.write_to(fp)
+    chunks: list[bytes] = list(stream)
+    assert written == sum(len(chunk) for chunk in chunks)
+    assert report.digest.records >= 0
+    with semreport.open("memory://", report_cache_bytes=0) as uncached:
+        uncached.cache_info()
+    return sr.cache_info()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -228,3 +229,32 @@ class TestDocument:
         monkeypatch.setitem(sys.modules, "fpdf", None)
         with pytest.raises(MissingExtra, match=r"pip install 'semreport\[pdf\]'"):
             render_pdf(session_of("x"))
+
+
+class TestRepeatedExports:
+    """Exports in one process, one after another or from several threads, give the same bytes."""
+
+    def test_one_after_another(self) -> None:
+        session = sample_session(12)
+        first = render_pdf(session)
+        assert render_pdf(session) == first
+        assert render_pdf(sample_session(3)) != first
+        assert render_pdf(session) == first
+
+    def test_from_several_threads_at_once(self) -> None:
+        sessions = [sample_session(8), sample_session(5)]
+        expected = [render_pdf(s) for s in sessions]
+        workers = 4
+        start = threading.Barrier(workers)
+        results: list[bytes | None] = [None] * workers
+
+        def export(i: int) -> None:
+            start.wait(timeout=30)  # every thread starts rendering together
+            results[i] = render_pdf(sessions[i % 2])
+
+        threads = [threading.Thread(target=export, args=(i,)) for i in range(workers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert results == [expected[i % 2] for i in range(workers)]

@@ -152,7 +152,7 @@ class TestTotals:
         }
         assert grand == "251.50"
         assert view.costs is not None
-        assert [line.decision.id for line in view.costs.lines] == ["a", "b", "c", "d", "e"]
+        assert [line.id for line in view.costs.lines] == ["a", "b", "c", "d", "e"]
         assert view.costs.total_in_force == "251.50"
         assert view.costs.total_listed == "367.50"
 

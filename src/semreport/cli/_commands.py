@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -354,18 +355,29 @@ def export_report(*, project_id: str, out: Path | None, as_json: bool, url: str)
     """Write a project's report as self-contained HTML and print its record digest.
 
     The HTML embeds the report JSON, so `semreport verify FILE` can check it
-    without the storage.
+    without the storage. The page is written as it is rendered, reading the
+    records in passes, so a large report never sits in memory whole.
     """
-    with opened(url) as sr:
-        export = sr.export_report(project_id)
     target = out if out is not None else Path(f"{project_id}-report.html")
-    target.write_text(export.html, encoding="utf-8")
+    with opened(url) as sr:
+        stream = sr.stream_report(project_id)
+        # Written beside the target, then renamed: a failure leaves no half page behind.
+        with tempfile.NamedTemporaryFile(
+            "wb", dir=target.parent, prefix=f".{target.name}.", suffix=".part", delete=False
+        ) as part:
+            try:
+                stream.write_to(part)
+            except BaseException:
+                part.close()
+                Path(part.name).unlink(missing_ok=True)
+                raise
+        Path(part.name).replace(target)
     if as_json:
-        print_json({"html": str(target), "digest": to_wire(export.digest)})
+        print_json({"html": str(target), "digest": to_wire(stream.digest)})
         return
     console = stdout()
     console.print(f"wrote {target}", soft_wrap=True)
-    console.print(digest_table(export.digest), soft_wrap=True)
+    console.print(digest_table(stream.digest), soft_wrap=True)
 
 
 @cli.command()

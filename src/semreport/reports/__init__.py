@@ -8,6 +8,7 @@ records. :func:`verify` checks an exported page or report JSON.
 
 from semreport.canonical import canonical_json
 from semreport.reports._assemble import assemble_report, build_report
+from semreport.reports._cache import DEFAULT_REPORT_CACHE_BYTES, CacheInfo
 from semreport.reports._digest import (
     DIGEST_SCHEME,
     Digest,
@@ -29,15 +30,18 @@ from semreport.reports._model import (
     canonical_report,
 )
 from semreport.reports._proof import prove
+from semreport.reports._stream import ReportStream
 from semreport.reports._verify import Finding, FindingKind, Verification, verify
 from semreport.reports._views import COST_ATTRIBUTE, TOTALLED_ATTRIBUTES
 
 __all__ = [
     "COST_ATTRIBUTE",
+    "DEFAULT_REPORT_CACHE_BYTES",
     "DIGEST_SCHEME",
     "REPORT_BLOCK_ID",
     "REPORT_SCHEMA",
     "TOTALLED_ATTRIBUTES",
+    "CacheInfo",
     "Digest",
     "EvidenceEntry",
     "Finding",
@@ -48,6 +52,7 @@ __all__ = [
     "ReportExport",
     "ReportRecord",
     "ReportSection",
+    "ReportStream",
     "ReportSummary",
     "SupersessionChain",
     "Verification",

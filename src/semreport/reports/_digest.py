@@ -32,6 +32,7 @@ __all__ = [
     "leaf_hash",
     "merkle_root",
     "root_from_path",
+    "root_of_leaves",
 ]
 
 DIGEST_SCHEME: Final = "semreport-digest/1"
@@ -63,7 +64,7 @@ def _split(n: int) -> int:
     return 1 << ((n - 1).bit_length() - 1)
 
 
-def _root_of_leaves(leaves: Sequence[bytes]) -> bytes:
+def root_of_leaves(leaves: Sequence[bytes]) -> bytes:
     """The Merkle tree hash over leaf hashes (iteratively, level by level).
 
     Pairing adjacent nodes left to right and carrying an odd last node up
@@ -82,7 +83,7 @@ def _root_of_leaves(leaves: Sequence[bytes]) -> bytes:
 
 def merkle_root(records: Sequence[bytes]) -> str:
     """Return the hex RFC 6962 Merkle tree hash over record bytes in order."""
-    return _root_of_leaves([leaf_hash(record) for record in records]).hex()
+    return root_of_leaves([leaf_hash(record) for record in records]).hex()
 
 
 def audit_path(leaves: Sequence[bytes], index: int) -> list[bytes]:
@@ -103,10 +104,10 @@ def audit_path(leaves: Sequence[bytes], index: int) -> list[bytes]:
         k = _split(n)
         if index < lo + k:
             walk(lo, lo + k)
-            path.append(_root_of_leaves(leaves[lo + k : hi]))
+            path.append(root_of_leaves(leaves[lo + k : hi]))
         else:
             walk(lo + k, hi)
-            path.append(_root_of_leaves(leaves[lo : lo + k]))
+            path.append(root_of_leaves(leaves[lo : lo + k]))
 
     walk(0, len(leaves))
     return path

@@ -15,7 +15,7 @@ import base64
 import functools
 import hashlib
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from html import escape
 from importlib.metadata import PackageNotFoundError, version
@@ -26,14 +26,34 @@ import attrs
 import jinja2
 from markupsafe import Markup
 
-from semreport.canonical import canonical_json_fast
+from semreport.canonical import canonical_json_fast, record_bytes
 from semreport.domain import EvidenceKind
+from semreport.reports._assemble import ReportParts
 from semreport.reports._digest import Digest
-from semreport.reports._model import EvidenceEntry, Report, report_html
-from semreport.reports._views import page_view
+from semreport.reports._model import (
+    EvidenceEntry,
+    Report,
+    ReportRecord,
+    ReportSection,
+    ReportSummary,
+    json_head,
+    json_tail,
+    record_item,
+    report_html,
+)
+from semreport.reports._views import PageView, page_view
 from semreport.wire import format_datetime
 
-__all__ = ["REPORT_BLOCK_ID", "ReportExport", "embed_json", "library_version", "render_html"]
+__all__ = [
+    "REPORT_BLOCK_ID",
+    "Page",
+    "ReportExport",
+    "embed_json",
+    "library_version",
+    "page_pieces",
+    "render_html",
+    "report_json_items",
+]
 
 REPORT_BLOCK_ID: Final = "semreport-report"
 """The ``id`` of the script element holding the report JSON."""
@@ -137,6 +157,127 @@ def _csp(css: str) -> str:
     )
 
 
+@attrs.frozen
+class Page:
+    """What the page shows besides the records themselves, known before the first record.
+
+    Attributes:
+        project_id: The project.
+        as_of_sequence: The last sequence number the report includes.
+        summary: The report's summary.
+        sections: The report's sections.
+        digest: The record digest.
+        record_count: How many records the page lists.
+        view: The charts, totals and cost lines.
+        superseded_by: For each superseded id, the ids superseding it, in order.
+        json_head: The canonical report JSON up to its first record.
+        json_tail: The canonical report JSON after its last record.
+    """
+
+    project_id: str
+    as_of_sequence: int
+    summary: ReportSummary
+    sections: tuple[ReportSection, ...]
+    digest: Digest
+    record_count: int
+    view: PageView
+    superseded_by: Mapping[str, tuple[str, ...]]
+    json_head: bytes
+    json_tail: bytes
+
+    @classmethod
+    def of(cls, parts: ReportParts, view: PageView, *, record_count: int | None = None) -> Page:
+        """The page of a report's parts and its view."""
+        superseded_by: dict[str, list[str]] = {}
+        for source, targets in parts.supersedes.items():
+            for target in targets:
+                superseded_by.setdefault(target, []).append(source)
+        return cls(
+            project_id=parts.project_id,
+            as_of_sequence=parts.as_of_sequence,
+            summary=parts.summary,
+            sections=parts.sections,
+            digest=parts.digest,
+            record_count=len(parts.leaves) if record_count is None else record_count,
+            view=view,
+            superseded_by={k: tuple(v) for k, v in superseded_by.items()},
+            json_head=json_head(parts.project_id, parts.as_of_sequence, parts.digest),
+            json_tail=parts.json_tail,
+        )
+
+    @classmethod
+    def of_report(cls, report: Report) -> Page:
+        """The page of an assembled report."""
+        superseded_by: dict[str, list[str]] = {}
+        for record in report.records:
+            for target in record.decision.supersedes:
+                superseded_by.setdefault(target, []).append(record.decision.id)
+        return cls(
+            project_id=report.project_id,
+            as_of_sequence=report.as_of_sequence,
+            summary=report.summary,
+            sections=report.sections,
+            digest=report.digest,
+            record_count=len(report.records),
+            view=page_view(report),
+            superseded_by={k: tuple(v) for k, v in superseded_by.items()},
+            json_head=json_head(report.project_id, report.as_of_sequence, report.digest),
+            json_tail=json_tail(report.summary, report.sections),
+        )
+
+
+def _report_json(page: Page, items: Iterable[bytes]) -> Iterator[Markup]:
+    """The embedded report JSON, a record at a time, escaped for its data block."""
+    yield Markup(embed_json(page.json_head.decode("utf-8")))  # noqa: S704 - escaped
+    for position, item in enumerate(items):
+        text = item.decode("utf-8")
+        yield Markup(embed_json("," + text if position else text))  # noqa: S704 - escaped
+    yield Markup(embed_json(page.json_tail.decode("utf-8")))  # noqa: S704 - escaped
+
+
+def page_pieces(
+    page: Page,
+    records: Iterable[ReportRecord],
+    json_items: Iterable[bytes],
+    *,
+    exported_at: datetime,
+    version: str | None = None,
+) -> Iterator[str]:
+    """Render the page a piece at a time; the records are read only when reached.
+
+    Args:
+        page: Everything but the records.
+        records: The records, in sequence order, for the decisions part.
+        json_items: The records' members of the canonical ``records`` array,
+            in sequence order, for the embedded report JSON.
+        exported_at: The export time shown in the page.
+        version: The library version named in the page (this one by default).
+    """
+    css = _css()
+    template = _environment().get_template("report.html.j2")
+    return template.generate(
+        report=page,
+        summary=page.summary,
+        digest=page.digest,
+        superseded_by=page.superseded_by,
+        view=page.view,
+        record_count=page.record_count,
+        records=records,
+        evidence_titles=_EVIDENCE_TITLES,
+        exported_at=format_datetime(exported_at),
+        version=library_version() if version is None else version,
+        css=Markup(css),  # noqa: S704 - the package's own stylesheet, not input
+        csp=Markup(_csp(css)),  # noqa: S704 - our own policy; it holds no double quote
+        report_json=_report_json(page, json_items),
+    )
+
+
+def report_json_items(report: Report) -> Iterator[bytes]:
+    """The members of a report's canonical ``records`` array, one per record."""
+    for record in report.records:
+        yield record_item(record_bytes(record.decision), record.sha256)
+
+
 def render_html(report: Report, *, exported_at: datetime, version: str | None = None) -> str:
     """Render a report as a self-contained HTML page.
 
@@ -147,22 +288,11 @@ def render_html(report: Report, *, exported_at: datetime, version: str | None = 
             (this library's version by default; :func:`~semreport.verify`
             checks a page only against what this version renders).
     """
-    css = _css()
-    superseded_by: dict[str, list[str]] = {}
-    for record in report.records:
-        for target in record.decision.supersedes:
-            superseded_by.setdefault(target, []).append(record.decision.id)
-    template = _environment().get_template("report.html.j2")
-    return template.render(
-        report=report,
-        summary=report.summary,
-        digest=report.digest,
-        superseded_by=superseded_by,
-        view=page_view(report),
-        evidence_titles=_EVIDENCE_TITLES,
-        exported_at=format_datetime(exported_at),
-        version=library_version() if version is None else version,
-        css=Markup(css),  # noqa: S704 - the package's own stylesheet, not input
-        csp=Markup(_csp(css)),  # noqa: S704 - our own policy; it holds no double quote
-        report_json=Markup(embed_json(report.to_json())),  # noqa: S704 - escaped by embed_json
+    pieces = page_pieces(
+        Page.of_report(report),
+        report.records,
+        report_json_items(report),
+        exported_at=exported_at,
+        version=version,
     )
+    return "".join(pieces)

@@ -25,6 +25,9 @@ __all__ = [
     "body_members",
     "canonical_report",
     "join_object",
+    "json_head",
+    "json_tail",
+    "record_item",
     "records_array",
     "report_html",
 ]
@@ -299,6 +302,46 @@ def body_members(
         "sections": canonical_json_fast(to_wire(list(sections))),
         "records": records,
     }
+
+
+def record_item(data: bytes, cid: str) -> bytes:
+    """Return one member of the canonical ``records`` array: ``{"decision":...,"sha256":...}``."""
+    return b'{"decision":' + data + b',"sha256":' + canonical_json_fast(cid) + b"}"
+
+
+def json_head(project_id: str, as_of: int, digest: Digest | None) -> bytes:
+    """Return the canonical report JSON up to the first record (``digest`` included if given).
+
+    The members sort as ``as_of_sequence``, ``digest``, ``project_id``,
+    ``records``, ``schema``, ``sections``, ``summary``: the records come
+    before the members built from them, so a report's JSON can be written, or
+    hashed, a record at a time.
+    """
+    digest_member = (
+        b'"digest":' + canonical_json_fast(to_wire(digest)) + b"," if digest is not None else b""
+    )
+    return (
+        b'{"as_of_sequence":'
+        + canonical_json_fast(as_of)
+        + b","
+        + digest_member
+        + b'"project_id":'
+        + canonical_json_fast(project_id)
+        + b',"records":['
+    )
+
+
+def json_tail(summary: ReportSummary, sections: Sequence[ReportSection]) -> bytes:
+    """Return the canonical report JSON after its records: ``schema``, ``sections``, ``summary``."""
+    return (
+        b'],"schema":'
+        + canonical_json_fast(REPORT_SCHEMA)
+        + b',"sections":'
+        + canonical_json_fast(to_wire(list(sections)))
+        + b',"summary":'
+        + canonical_json_fast(to_wire(summary))
+        + b"}"
+    )
 
 
 def canonical_report(report: Report, *, with_digest: bool = True) -> bytes:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from semreport.domain import DecisionNotFound
 from semreport.domain._values import freeze_json
 from semreport.reports._assemble import leaf_hashes
@@ -9,7 +11,7 @@ from semreport.reports._digest import DIGEST_SCHEME, InclusionProof, audit_path
 from semreport.reports._model import Report
 from semreport.wire import to_wire
 
-__all__ = ["prove"]
+__all__ = ["inclusion_proof", "prove"]
 
 
 def prove(report: Report, decision_id: str) -> InclusionProof:
@@ -18,6 +20,15 @@ def prove(report: Report, decision_id: str) -> InclusionProof:
     Args:
         report: The report (its ``digest.records_root`` is what the proof proves against).
         decision_id: The cited decision.
+
+    Raises:
+        DecisionNotFound: the report cites no decision with that id.
+    """
+    return inclusion_proof(report, decision_id, leaf_hashes(report))
+
+
+def inclusion_proof(report: Report, decision_id: str, leaves: Sequence[bytes]) -> InclusionProof:
+    """Return the audit path of a cited decision from the report's leaf hashes (already known).
 
     Raises:
         DecisionNotFound: the report cites no decision with that id.
@@ -33,7 +44,7 @@ def prove(report: Report, decision_id: str) -> InclusionProof:
     record = report.records[index]
     decision = record.decision
     assert decision.sequence is not None
-    path = audit_path(leaf_hashes(report), index)
+    path = audit_path(leaves, index)
     wire = freeze_json(to_wire(decision))
     return InclusionProof(
         scheme=DIGEST_SCHEME,

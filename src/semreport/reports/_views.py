@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Final
 
 import attrs
@@ -27,6 +28,7 @@ __all__ = [
     "PageView",
     "Segment",
     "Total",
+    "ViewBuilder",
     "format_amount",
     "page_view",
 ]
@@ -100,11 +102,16 @@ class Total:
 
 @attrs.frozen
 class CostLine:
-    """A decision carrying a cost, as the cost table lists it."""
+    """A decision carrying a cost, as the cost table lists it (not the whole decision)."""
 
-    decision: Decision
+    sequence: int
+    id: str
+    title: str
+    domain: DecisionDomain
+    status: DecisionStatus
     amount: str
     in_force: bool
+    superseded: bool
     cost_lines: tuple[str, ...]
 
 
@@ -148,26 +155,138 @@ def _sum(values: Sequence[float | int]) -> float | int:
     return math.fsum(values)
 
 
-def _decisions(report: Report) -> list[Decision]:
-    return [record.decision for record in report.records]
+class ViewBuilder:
+    """Gathers what the page draws from the records, one record at a time, in sequence order.
+
+    Only counts, the numbers to total and the cost lines are kept, never the
+    decisions themselves, so a page can be rendered from records streamed
+    out of Decision Memory.
+    """
+
+    def __init__(self) -> None:
+        self._counts: dict[DecisionDomain, dict[DecisionStatus, int]] = {}
+        self._accepted: list[str] = []
+        self._present: dict[str, bool] = dict.fromkeys(TOTALLED_ATTRIBUTES, False)
+        # Per totalled attribute: (domain, id, value) of accepted decisions, in sequence order.
+        self._values: dict[str, list[tuple[DecisionDomain, str, float | int]]] = {
+            name: [] for name in TOTALLED_ATTRIBUTES
+        }
+        self._cost_lines: list[
+            tuple[int, str, str, DecisionDomain, DecisionStatus, float | int, tuple[str, ...]]
+        ] = []
+
+    def add(self, decision: Decision) -> None:
+        """Add the next record."""
+        counts = self._counts.get(decision.domain)
+        if counts is None:
+            counts = self._counts[decision.domain] = dict.fromkeys(DecisionStatus, 0)
+        counts[decision.status] += 1
+        accepted = decision.status is DecisionStatus.ACCEPTED
+        if accepted:
+            self._accepted.append(decision.id)
+        for name in TOTALLED_ATTRIBUTES:
+            number = _number(decision.attributes.get(name))
+            if number is None:
+                continue
+            self._present[name] = True
+            if accepted:
+                self._values[name].append((decision.domain, decision.id, number))
+        amount = _number(decision.attributes.get(COST_ATTRIBUTE))
+        if amount is not None:
+            assert decision.sequence is not None
+            refs = tuple(e.ref for e in decision.evidence if e.kind is EvidenceKind.COST_LINE)
+            self._cost_lines.append(
+                (
+                    decision.sequence,
+                    decision.id,
+                    decision.title,
+                    decision.domain,
+                    decision.status,
+                    amount,
+                    refs,
+                )
+            )
+
+    def finish(self, domains: Sequence[DecisionDomain], superseded: AbstractSet[str]) -> PageView:
+        """Return the page's view, once every record is added.
+
+        Args:
+            domains: The domains of the report's sections, in order.
+            superseded: The ids a decision of the report supersedes.
+        """
+        in_force = frozenset(i for i in self._accepted if i not in superseded)
+        totals, charts = self._totals(domains, in_force)
+        return PageView(
+            in_force=in_force,
+            status_chart=_status_chart(domains, self._counts),
+            totals=totals,
+            total_charts=charts,
+            costs=self._costs_of(in_force, superseded),
+        )
+
+    def _totals(
+        self, domains: Sequence[DecisionDomain], in_force: frozenset[str]
+    ) -> tuple[tuple[tuple[str, str, tuple[Total, ...], str], ...], tuple[Chart, ...]]:
+        table = []
+        charts = []
+        for name in TOTALLED_ATTRIBUTES:
+            if not self._present[name]:
+                continue
+            values: dict[DecisionDomain, list[float | int]] = {domain: [] for domain in domains}
+            for domain, decision_id, number in self._values[name]:
+                if decision_id in in_force:
+                    values[domain].append(number)
+            unit = _UNITS.get(name, "")
+            sums = {domain: _sum(v) for domain, v in values.items()}
+            totals = tuple(
+                Total(
+                    domain,
+                    format_amount(sums[domain]) if values[domain] else _NONE,
+                    len(values[domain]),
+                )
+                for domain in domains
+            )
+            grand = format_amount(_sum(list(sums.values())))
+            table.append((name, unit, totals, grand))
+            counted = {domain for domain, v in values.items() if v}
+            charts.append(_total_chart(name, unit, domains, sums, counted))
+        return tuple(table), tuple(charts)
+
+    def _costs_of(self, in_force: frozenset[str], superseded: AbstractSet[str]) -> Costs | None:
+        if not self._cost_lines:
+            return None
+        lines = []
+        counted: list[float | int] = []
+        listed: list[float | int] = []
+        for sequence, decision_id, title, domain, status, amount, refs in self._cost_lines:
+            listed.append(amount)
+            if decision_id in in_force:
+                counted.append(amount)
+            lines.append(
+                CostLine(
+                    sequence=sequence,
+                    id=decision_id,
+                    title=title,
+                    domain=domain,
+                    status=status,
+                    amount=format_amount(amount),
+                    in_force=decision_id in in_force,
+                    superseded=decision_id in superseded,
+                    cost_lines=refs,
+                )
+            )
+        return Costs(
+            tuple(lines),
+            format_amount(_sum(counted)),
+            format_amount(_sum(listed)),
+            _UNITS[COST_ATTRIBUTE],
+        )
 
 
-def _in_force(decisions: Sequence[Decision]) -> frozenset[str]:
-    superseded = {target for d in decisions for target in d.supersedes}
-    return frozenset(
-        d.id for d in decisions if d.status is DecisionStatus.ACCEPTED and d.id not in superseded
-    )
-
-
-def _domains(report: Report) -> list[DecisionDomain]:
-    return [section.domain for section in report.sections]
-
-
-def _status_chart(report: Report, decisions: Sequence[Decision]) -> Chart:
-    domains = _domains(report)
-    counts = {domain: dict.fromkeys(DecisionStatus, 0) for domain in domains}
-    for d in decisions:
-        counts[d.domain][d.status] += 1
+def _status_chart(
+    domains: Sequence[DecisionDomain], counted: Mapping[DecisionDomain, dict[DecisionStatus, int]]
+) -> Chart:
+    counts = {domain: counted.get(domain, dict.fromkeys(DecisionStatus, 0)) for domain in domains}
     largest = max((sum(c.values()) for c in counts.values()), default=0) or 1
     span = _CHART_WIDTH - _LABEL_WIDTH - _VALUE_WIDTH
     bars = []
@@ -207,41 +326,6 @@ def _status_chart(report: Report, decisions: Sequence[Decision]) -> Chart:
     )
 
 
-def _totals(
-    report: Report, decisions: Sequence[Decision], in_force: frozenset[str]
-) -> tuple[tuple[tuple[str, str, tuple[Total, ...], str], ...], tuple[Chart, ...]]:
-    domains = _domains(report)
-    table = []
-    charts = []
-    for name in TOTALLED_ATTRIBUTES:
-        values: dict[DecisionDomain, list[float | int]] = {domain: [] for domain in domains}
-        present = False
-        for d in decisions:
-            number = _number(d.attributes.get(name))
-            if number is None:
-                continue
-            present = True
-            if d.id in in_force:
-                values[d.domain].append(number)
-        if not present:
-            continue
-        unit = _UNITS.get(name, "")
-        sums = {domain: _sum(v) for domain, v in values.items()}
-        totals = tuple(
-            Total(
-                domain,
-                format_amount(sums[domain]) if values[domain] else _NONE,
-                len(values[domain]),
-            )
-            for domain in domains
-        )
-        grand = format_amount(_sum(list(sums.values())))
-        table.append((name, unit, totals, grand))
-        counted = {domain for domain, v in values.items() if v}
-        charts.append(_total_chart(name, unit, domains, sums, counted))
-    return tuple(table), tuple(charts)
-
-
 def _total_chart(
     name: str,
     unit: str,
@@ -278,38 +362,11 @@ def _total_chart(
     )
 
 
-def _costs(decisions: Sequence[Decision], in_force: frozenset[str]) -> Costs | None:
-    lines = []
-    counted: list[float | int] = []
-    listed: list[float | int] = []
-    for d in decisions:
-        amount = _number(d.attributes.get(COST_ATTRIBUTE))
-        if amount is None:
-            continue
-        listed.append(amount)
-        if d.id in in_force:
-            counted.append(amount)
-        refs = tuple(e.ref for e in d.evidence if e.kind is EvidenceKind.COST_LINE)
-        lines.append(CostLine(d, format_amount(amount), d.id in in_force, refs))
-    if not lines:
-        return None
-    return Costs(
-        tuple(lines),
-        format_amount(_sum(counted)),
-        format_amount(_sum(listed)),
-        _UNITS[COST_ATTRIBUTE],
-    )
-
-
 def page_view(report: Report) -> PageView:
     """Compute the charts, totals and cost lines the page shows for ``report``."""
-    decisions = _decisions(report)
-    in_force = _in_force(decisions)
-    totals, charts = _totals(report, decisions, in_force)
-    return PageView(
-        in_force=in_force,
-        status_chart=_status_chart(report, decisions),
-        totals=totals,
-        total_charts=charts,
-        costs=_costs(decisions, in_force),
-    )
+    builder = ViewBuilder()
+    superseded: set[str] = set()
+    for record in report.records:
+        builder.add(record.decision)
+        superseded.update(record.decision.supersedes)
+    return builder.finish([section.domain for section in report.sections], superseded)
