@@ -209,7 +209,7 @@ class _Shifting(FakeMemory):
     ) -> Iterator[Decision]:
         self.passes += 1
         if self.passes > 1:
-            self.records = self.changed
+            self.held = self.changed
         return super().decisions(project_id, after=after, as_of=as_of)
 
 
