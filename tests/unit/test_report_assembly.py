@@ -215,10 +215,10 @@ class TestDeterminism:
 class TestReadOnly:
     """Assembly reads through the port's read methods only."""
 
-    def test_only_decisions_is_called(self) -> None:
+    def test_only_records_is_called(self) -> None:
         memory = FakeMemory(sample_project())
         assemble_report(memory, "p-1")
-        assert memory.calls == ["decisions"]
+        assert memory.calls == ["records"]
 
     def test_port_without_write_methods_suffices(self) -> None:
         memory = FakeMemory(sample_project())

@@ -12,13 +12,13 @@ import pytest
 import semreport
 from semreport import (
     CacheInfo,
-    Decision,
     Forbidden,
     InvalidRequest,
     Principal,
     ProjectNotFound,
     Role,
     SemReport,
+    StoredRecord,
     Unauthenticated,
     check_inclusion,
 )
@@ -43,14 +43,14 @@ class CountingStorage(MemoryStorage):
         self.in_read: threading.Event | None = None
         self.release_read: threading.Event | None = None
 
-    def decisions(
+    def records(
         self, project_id: str, *, after: int = 0, as_of: int | None = None
-    ) -> Iterator[Decision]:
+    ) -> Iterator[StoredRecord]:
         self.reads += 1
         if self.in_read is not None and self.release_read is not None:
             self.in_read.set()
             assert self.release_read.wait(timeout=30)
-        return super().decisions(project_id, after=after, as_of=as_of)
+        return super().records(project_id, after=after, as_of=as_of)
 
     def latest_sequence(self, project_id: str) -> int:
         self.latest_calls += 1

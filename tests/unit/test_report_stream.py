@@ -20,6 +20,7 @@ from semreport import (
     ReportStream,
     Role,
     SemReport,
+    StoredRecord,
     Unauthenticated,
     verify,
 )
@@ -64,11 +65,11 @@ class CountingStorage(MemoryStorage):
         super().__init__()
         self.reads = 0
 
-    def decisions(
+    def records(
         self, project_id: str, *, after: int = 0, as_of: int | None = None
-    ) -> Iterator[Decision]:
+    ) -> Iterator[StoredRecord]:
         self.reads += 1
-        return super().decisions(project_id, after=after, as_of=as_of)
+        return super().records(project_id, after=after, as_of=as_of)
 
 
 @pytest.fixture
@@ -204,13 +205,13 @@ class _Shifting(FakeMemory):
         self.changed = changed
         self.passes = 0
 
-    def decisions(
+    def records(
         self, project_id: str, *, after: int = 0, as_of: int | None = None
-    ) -> Iterator[Decision]:
+    ) -> Iterator[StoredRecord]:
         self.passes += 1
         if self.passes > 1:
             self.held = self.changed
-        return super().decisions(project_id, after=after, as_of=as_of)
+        return super().records(project_id, after=after, as_of=as_of)
 
 
 class TestDamagedStorage:

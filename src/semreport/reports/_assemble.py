@@ -1,8 +1,9 @@
 """Report assembly: a pure function of Decision Memory as of a sequence number.
 
 Nothing here writes to memory or runs an agent: the only input is the
-read-only :class:`~semreport.DecisionMemory` port (``decisions`` is all it
-calls). No clock is read; the same records give byte-identical output.
+read-only :class:`~semreport.DecisionMemory` port (``records`` is all it
+calls: each stored record comes with its canonical bytes, so none is encoded
+again). No clock is read; the same records give byte-identical output.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from semreport.domain import (
     EvidenceKind,
     FrozenDict,
     InvalidRequest,
+    StoredRecord,
 )
 from semreport.reports._digest import (
     DIGEST_SCHEME,
@@ -44,6 +46,7 @@ from semreport.reports._model import (
     json_tail,
     record_item,
 )
+from semreport.wire import from_wire
 
 __all__ = [
     "BuiltReport",
@@ -52,6 +55,7 @@ __all__ = [
     "assemble_built",
     "assemble_report",
     "build_report",
+    "decision_of",
     "leaf_hashes",
     "report_parts",
 ]
@@ -418,7 +422,25 @@ def assemble_built(
     memory: DecisionMemory, project_id: str, *, as_of: int | None = None
 ) -> BuiltReport:
     """Assemble a report as :func:`assemble_report` does, with its leaf hashes and size."""
-    return _build(project_id, list(memory.decisions(project_id, as_of=as_of)), None)
+    stored = list(memory.records(project_id, as_of=as_of))
+    decisions = [decision_of(record, project_id) for record in stored]
+    return _build(project_id, decisions, [record.canonical for record in stored])
+
+
+def decision_of(record: StoredRecord, project_id: str) -> Decision:
+    """The decision a stored record holds (the wire converter, every validator).
+
+    Raises:
+        CorruptStorage: the record is not a valid decision (written by a
+            version of semreport that accepted what this one refuses).
+    """
+    try:
+        return from_wire(record.wire, Decision)
+    except InvalidRequest as exc:
+        raise CorruptStorage(
+            f"the stored record of project {project_id!r} at sequence {record.sequence} is not "
+            "a valid decision: " + "; ".join(str(error) for error in exc.errors)
+        ) from None
 
 
 def report_parts(
@@ -443,8 +465,9 @@ def report_parts(
     """
     builder = ReportBuilder(project_id, as_of)
     try:
-        for decision in memory.decisions(project_id, as_of=as_of):
-            builder.add(decision)
+        for record in memory.records(project_id, as_of=as_of):
+            decision = decision_of(record, project_id)
+            builder.add(decision, record.canonical)
             if also is not None:
                 also(decision)
         return builder.finish()

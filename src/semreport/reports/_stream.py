@@ -17,9 +17,8 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import IO, Final
 
-from semreport.canonical import record_bytes
-from semreport.domain import CorruptStorage, Decision, DecisionMemory
-from semreport.reports._assemble import report_parts
+from semreport.domain import CorruptStorage, DecisionMemory, StoredRecord
+from semreport.reports._assemble import decision_of, report_parts
 from semreport.reports._digest import Digest, citation_id, leaf_hash
 from semreport.reports._html import Page, page_pieces, report_json_items
 from semreport.reports._model import Report, ReportRecord, record_item
@@ -153,18 +152,18 @@ def stream_from_memory(
     page = Page.of(parts, view.finish([s.domain for s in parts.sections], parts.superseded))
     leaves = parts.leaves
 
-    def again() -> Iterator[tuple[Decision, bytes, str]]:
+    def again() -> Iterator[tuple[StoredRecord, str]]:
         """Read the records again, each checked against the first pass."""
         count = 0
-        for decision in memory.decisions(project_id, as_of=as_of):
-            data = record_bytes(decision)
+        for record in memory.records(project_id, as_of=as_of):
+            data = record.canonical
             if count >= len(leaves) or leaf_hash(data) != leaves[count]:
                 raise CorruptStorage(
                     f"record {count + 1} of project {project_id!r} changed while the report "
                     "was being exported"
                 )
             count += 1
-            yield decision, data, citation_id(data)
+            yield record, citation_id(data)
         if count != len(leaves):
             raise CorruptStorage(
                 f"project {project_id!r} gave {count} records, not {len(leaves)}, "
@@ -172,12 +171,12 @@ def stream_from_memory(
             )
 
     def records() -> Iterator[ReportRecord]:
-        for decision, _, cid in again():
-            yield ReportRecord(sha256=cid, decision=decision)
+        for record, cid in again():
+            yield ReportRecord(sha256=cid, decision=decision_of(record, project_id))
 
     def json_items() -> Iterator[bytes]:
-        for _, data, cid in again():
-            yield record_item(data, cid)
+        for record, cid in again():
+            yield record_item(record.canonical, cid)
 
     def pieces() -> Iterator[str]:
         return page_pieces(page, records(), json_items(), exported_at=exported_at, version=version)
