@@ -50,6 +50,7 @@ __all__ = [
     "FEEDBACK_ROWS",
     "Expansion",
     "ExpansionTerm",
+    "best_rows",
     "divergent_terms",
     "exemplar_weights",
     "expand",
@@ -129,13 +130,53 @@ def feedback_rows(
     """
     if depth <= 0:
         return np.zeros(0, dtype=np.int64)
-    candidates = np.flatnonzero(scores > 0).astype(np.int64)
-    if exclude is not None:
-        candidates = candidates[candidates != exclude]
-    if len(candidates) < depth:
+    chosen = best_rows(scores, depth, exclude=-1 if exclude is None else exclude, rank=rank)
+    if len(chosen) < depth:
         return np.zeros(0, dtype=np.int64)
-    chosen: I64 = top_rows(scores, candidates, depth, rank)
     return chosen
+
+
+_SAMPLE: Final = 1024
+"""At least how many evenly spaced rows :func:`best_rows` samples for its floor."""
+
+
+def best_rows(
+    values: F64,
+    depth: int,
+    *,
+    exclude: int = -1,
+    eligible: npt.NDArray[np.bool_] | None = None,
+    rank: I64 | None = None,
+) -> I64:
+    """The ``depth`` rows of highest value above zero, best first, ties by ``rank``.
+
+    Only ``eligible`` rows (default: all) and never ``exclude``; fewer rows when
+    fewer qualify. The same rows as sorting every qualifying row, found without
+    listing them: the ``depth``-th best value among evenly spaced qualifying
+    rows (real rows, so at most the true ``depth``-th best) is a floor, and only
+    the rows reaching it are ordered.
+    """
+    count = len(values)
+    if depth <= 0 or not count:
+        return np.zeros(0, dtype=np.int64)
+    stride = max(1, count // max(_SAMPLE, 16 * depth))
+    floor = 0.0
+    if stride > 1:
+        sample = values[::stride]
+        fit = sample > 0
+        if eligible is not None:
+            fit &= eligible[::stride]
+        if 0 <= exclude < count and exclude % stride == 0:
+            fit[exclude // stride] = False
+        chosen = sample[fit]
+        if len(chosen) >= depth:
+            floor = float(np.partition(chosen, len(chosen) - depth)[len(chosen) - depth])
+    keep = values >= floor if floor > 0 else values > 0
+    if eligible is not None:
+        keep &= eligible
+    if 0 <= exclude < count:
+        keep[exclude] = False
+    return top_rows(values, np.flatnonzero(keep).astype(np.int64), depth, rank)
 
 
 def top_rows(values: F64, candidates: I64, depth: int, rank: I64 | None = None) -> I64:
@@ -236,7 +277,7 @@ def divergent_terms(
 def expand(
     scores: F64,
     row_terms: Callable[[int], tuple[I64, F64]],
-    lengths: F64,
+    lengths: F64 | I64,
     term_totals: F64,
     total_length: float,
     *,

@@ -50,7 +50,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from semreport.search._feedback import top_rows
+from semreport.search._feedback import best_rows
 
 __all__ = [
     "AGREEMENT_DEPTH",
@@ -380,17 +380,19 @@ def propagate(
         extra_rows: Rows an inline exemplar links to.
         extra_keys: Keys an inline exemplar holds.
     """
-    positive = text > 0
-    if 0 <= exemplar < len(text):
-        positive[exemplar] = False
-    candidates = np.flatnonzero(positive & (graph.degree > 0)).astype(np.int64)
-    top = top_rows(text, candidates, AGREEMENT_DEPTH, rank)
+    top = best_rows(text, AGREEMENT_DEPTH, exclude=exemplar, eligible=graph.degree > 0, rank=rank)
     sources, values = top, text[top]
     if 0 <= exemplar < len(text):
         sources = np.append(top, exemplar)
         values = np.append(values, 1.0)
     propagation = Propagation(graph, sources, values, extra_rows=extra_rows, extra_keys=extra_keys)
-    if not positive.any():
+    if not len(top) and not _any_text(text, exemplar):
         return Spread(propagation, 0.0, 1.0, 0)
     r, a = agreement(text[top], propagation.values(top)[0], np.arange(len(top), dtype=np.int64))
     return Spread(propagation, r, a, len(top))
+
+
+def _any_text(text: F64, exemplar: int) -> bool:
+    """Whether a row other than ``exemplar`` has a text value above zero."""
+    found = np.flatnonzero(text > 0)
+    return bool(len(found) > 1 or (len(found) == 1 and int(found[0]) != exemplar))

@@ -477,11 +477,9 @@ def _rank(
         order = np.argsort(rank[rows], kind="stable")[:k]
         return rows[order], np.zeros(len(order))
     if state is None and snap.n >= PRUNE_FROM:
-        found = (
-            text_only(snap, active[0], match, ranked.demote, k)
-            if len(active) == 1
-            else pruned(snap, active, match, ranked.demote, k)
-        )
+        found = text_only(snap, active, match, ranked.demote, k)
+        if found is None:
+            found = pruned(snap, active, match, ranked.demote, k)
         if found is not None:
             return found
     # Scores are computed only for the matches (the same arithmetic per row either way).

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from semreport.domain import FrozenDict, JsonValue
 from semreport.search._feedback import EXPANSION_TERMS, FEEDBACK_ROWS, Expansion, expand
 from semreport.search._index import IndexSnapshot
-from semreport.search.signals._base import Evidence, Prior, Query, Signal, freeze
+from semreport.search.signals._base import Evidence, Prior, Query, Signal
 from semreport.search.signals.terms import TermsSignal
 from semreport.search.signals.text import Bm25, TextSignal
 
@@ -30,9 +31,11 @@ class Expanded(Bm25):
         self.expansion = expansion
         self.idle = not expansion.expanded
         ids = snap.ids
-        self._feedback = [ids[row] for row in expansion.rows]
-        self._sources = {
-            item.term: {"weight": item.weight, "from": [ids[row] for row in item.rows]}
+        self._feedback = tuple(ids[row] for row in expansion.rows)
+        self._sources: dict[int, JsonValue] = {
+            item.term: FrozenDict(
+                {"weight": item.weight, "from": tuple(ids[row] for row in item.rows)}
+            )
             for item in expansion.terms
         }
 
@@ -50,13 +53,14 @@ class Expanded(Bm25):
         terms = sorted(self.surface, key=self.surface.__getitem__)
         names = [self.surface[t] for t in terms]
         flags: list[list[bool]] = self.snap.holds(terms, np.asarray(rows, np.int64)).T.tolist()
-        out = []
+        out: list[Evidence] = []
         for held in flags:
-            matched = {
-                name: self._sources[term]
+            matched: Evidence = FrozenDict(
+                (name, self._sources[term])
                 for name, term in itertools.compress(zip(names, terms, strict=True), held)
-            }
-            out.append(freeze({"expansion_terms": matched, "feedback_decisions": self._feedback}))
+            )
+            feedback: JsonValue = self._feedback
+            out.append(FrozenDict({"expansion_terms": matched, "feedback_decisions": feedback}))
         return out
 
 
@@ -108,7 +112,7 @@ class FeedbackSignal(Signal):
         expansion = expand(
             first.raw,
             snap.row_terms,
-            snap.doc_len.astype(np.float64),
+            snap.doc_len,
             snap.term_totals,
             float(snap.total_len),
             exclude=query.exemplar_row if query.exemplar_row >= 0 else None,
