@@ -14,6 +14,7 @@ from semreport.search._feedback import (
     FEEDBACK_ROWS,
     Expansion,
     ExpansionTerm,
+    best_rows,
     divergent_terms,
     exemplar_weights,
     expand,
@@ -267,3 +268,40 @@ class TestTopRows:
         assert top_rows(array, candidates, depth, rank).tolist() == expected
         plain = sorted(candidates.tolist(), key=lambda r: (-array[r], r))[:depth]
         assert top_rows(array, candidates, depth).tolist() == plain
+
+
+class TestBestRows:
+    """The best rows above zero by a sampled floor: the same as sorting every qualifying row."""
+
+    @given(
+        values=st.lists(
+            st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 1.0]), min_size=0, max_size=3000
+        ),
+        depth=st.integers(0, 40),
+        data=st.data(),
+    )
+    def test_matches_a_full_sort(
+        self, values: list[float], depth: int, data: st.DataObject
+    ) -> None:
+        array = np.array(values, dtype=np.float64)
+        count = len(values)
+        exclude = data.draw(st.integers(-1, max(count - 1, -1)))
+        eligible = np.array(data.draw(st.lists(st.booleans(), min_size=count, max_size=count)))
+        rank = np.arange(count, dtype=np.int64)[::-1].copy()  # ties: higher row first
+        chosen = [r for r in range(count) if array[r] > 0 and r != exclude and eligible[r]]
+        expected = sorted(chosen, key=lambda r: (-array[r], rank[r]))[:depth]
+        got = best_rows(
+            array, depth, exclude=exclude, eligible=eligible if count else None, rank=rank
+        )
+        assert got.tolist() == expected
+
+    def test_large_arrays_take_the_sampled_floor(self) -> None:
+        rng = np.random.default_rng(3)
+        values = np.round(rng.random(200_000), 3)  # many ties
+        values[rng.integers(0, 200_000, 5000)] = 0.0
+        rank = rng.permutation(200_000).astype(np.int64)
+        for depth in (1, 10, 1000):
+            expected = np.lexsort((rank, -values))[:depth]
+            assert best_rows(values, depth, exclude=int(expected[0]), rank=rank).tolist() == (
+                np.lexsort((rank, -values))[1 : depth + 1].tolist()
+            )
