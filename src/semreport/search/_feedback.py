@@ -182,19 +182,24 @@ def best_rows(
 def top_rows(values: F64, candidates: I64, depth: int, rank: I64 | None = None) -> I64:
     """The ``depth`` candidates of highest value, best first, ties by ``rank`` (default: row).
 
-    Linear in the candidates: a partition finds the ``depth``-th value, and only
-    the candidates that reach it are sorted.
+    Linear in the candidates: a partition finds the ``depth``-th value; the
+    candidates above it and, of those equal to it, the ones of lowest rank
+    that are needed are sorted.
     """
     if depth <= 0 or not len(candidates):
         return np.zeros(0, dtype=np.int64)
+    ranks = candidates if rank is None else rank[candidates]
     chosen_values = values[candidates]
     if len(candidates) > depth:
         floor = -np.partition(-chosen_values, depth - 1)[depth - 1]
-        keep = chosen_values >= floor
-        candidates = candidates[keep]
-        chosen_values = chosen_values[keep]
-    ties = candidates if rank is None else rank[candidates]
-    ordered: I64 = candidates[np.lexsort((ties, -chosen_values))[:depth]]
+        above = np.flatnonzero(chosen_values > floor)
+        tied = np.flatnonzero(chosen_values == floor)
+        need = depth - len(above)
+        if len(tied) > need:
+            tied = tied[np.argpartition(ranks[tied], need - 1)[:need]]
+        keep = np.concatenate([above, tied])
+        candidates, chosen_values, ranks = candidates[keep], chosen_values[keep], ranks[keep]
+    ordered: I64 = candidates[np.lexsort((ranks, -chosen_values))]
     return ordered
 
 

@@ -117,6 +117,7 @@ class Graph:
         shares: Per key id, ``1 / (holders - 1)`` rounded (0 for a key held once or never).
         spread: Per row, its keys' summed shares.
         degree: Per row, its neighbours: links and keys another row holds.
+        connected: Whether any row has a neighbour.
     """
 
     size: int
@@ -130,6 +131,7 @@ class Graph:
     shares: F64
     spread: F64
     degree: F64
+    connected: bool
 
     @classmethod
     def build(
@@ -163,6 +165,7 @@ class Graph:
             shares=shares,
             spread=_row_sums(shares[thing_keys], thing_indptr),
             degree=degree,
+            connected=bool(np.any(degree > 0)),
         )
 
 

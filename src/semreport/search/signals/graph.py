@@ -139,8 +139,9 @@ class GraphSignal(Signal):
         """Whether the request activates the signal."""
         if query.mode == "find":
             return True
-        snap = query.snap
-        return bool(np.any(snap.degree)) or bool(_inline_links(query)) or bool(_inline_keys(query))
+        if query.snap.propagation_graph.connected:
+            return True
+        return bool(_inline_links(query)) or bool(_inline_keys(query))
 
     def selects(self, query: Query) -> bool:
         """Whether a positive value makes a match (in similar only)."""
@@ -187,10 +188,10 @@ def _text_evidence(query: Query, earlier: Sequence[Prior]) -> F64:
             return np.zeros(snap.n)
         return signal.prepare(query).dense()
     total = sum(p.weight for p in texts)
-    combined = np.zeros(snap.n)
-    for prior in texts:
+    combined = np.multiply(texts[0].prepared.dense(), texts[0].weight / total)
+    for prior in texts[1:]:
         combined += (prior.weight / total) * prior.prepared.dense()
-    return np.clip(combined, 0.0, 1.0)
+    return combined  # a weighted mean of values in [0, 1] (the propagation clips the seed)
 
 
 def _inline_links(query: Query) -> list[int]:
