@@ -240,3 +240,25 @@ class TestPropagate:
         assert spread.rows == 2
         assert spread.weight == 0.0
         assert AGREEMENT_DEPTH == 1000
+
+
+class TestKeyMajor:
+    """A caller's key-major form of the items gives the same graph as computing it."""
+
+    def test_same_graph(self) -> None:
+        items = {0: [2, 0], 1: [0], 3: [2, 1]}
+        plain = _graph(4, [(0, 1)], items)
+        pairs = sorted((key, row) for row, keys in items.items() for key in keys)
+        key_indptr = np.zeros(4, dtype=np.int64)
+        np.cumsum(np.bincount([k for k, _ in pairs], minlength=3), out=key_indptr[1:])
+        given = Graph.build(
+            plain.link_indptr,
+            plain.link_rows,
+            plain.thing_indptr,
+            plain.thing_keys,
+            3,
+            by_key=(key_indptr, np.array([r for _, r in pairs], dtype=np.int32)),
+        )
+        assert given.key_rows.tolist() == plain.key_rows.tolist()
+        assert given.key_indptr.tolist() == plain.key_indptr.tolist()
+        assert given.degree.tolist() == plain.degree.tolist()

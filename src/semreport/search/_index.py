@@ -657,12 +657,14 @@ class IndexSnapshot:
     def propagation_graph(self) -> Graph:
         """Links (both ways), shared elements and evidence: what the ``graph`` signal walks."""
         links = self.neighbours
+        size = len(self.vocab.key_names)
         return Graph.build(
             links.indptr,
             links.keys,
             self.things.indptr,
             self.things.keys,
-            len(self.vocab.key_names),
+            size,
+            by_key=self.things.transpose(size),
         )
 
     # -- derived columns --------------------------------------------------------------

@@ -141,16 +141,25 @@ class Graph:
         thing_indptr: I64,
         thing_keys: I32 | I64,
         keys: int,
+        *,
+        by_key: tuple[I64, I32 | I64] | None = None,
     ) -> Graph:
-        """The graph of CSR links and CSR items over ``keys`` key ids (the rest derived here)."""
+        """The graph of CSR links and CSR items over ``keys`` key ids (the rest derived here).
+
+        ``by_key`` is the items' key-major form (offsets over the key ids, rows)
+        when the caller has it; else it is computed here.
+        """
         size = len(link_indptr) - 1
         thing_keys = thing_keys.astype(np.int64)
         holders = np.bincount(thing_keys, minlength=keys).astype(np.int64)
         shares = _shares(holders)
-        owners = np.repeat(np.arange(size, dtype=np.int64), np.diff(thing_indptr))
-        order = np.argsort(thing_keys, kind="stable")
-        key_indptr = np.zeros(len(holders) + 1, dtype=np.int64)
-        np.cumsum(holders, out=key_indptr[1:])
+        if by_key is None:
+            owners = np.repeat(np.arange(size, dtype=np.int64), np.diff(thing_indptr))
+            key_indptr = np.zeros(len(holders) + 1, dtype=np.int64)
+            np.cumsum(holders, out=key_indptr[1:])
+            key_rows = owners[np.argsort(thing_keys, kind="stable")]
+        else:
+            key_indptr, key_rows = by_key[0], by_key[1].astype(np.int64)
         degree = np.diff(link_indptr).astype(np.float64)
         degree += _row_sums((shares[thing_keys] > 0).astype(np.float64), thing_indptr)
         return cls(
@@ -160,7 +169,7 @@ class Graph:
             thing_indptr=thing_indptr,
             thing_keys=thing_keys,
             key_indptr=key_indptr,
-            key_rows=owners[order],
+            key_rows=key_rows,
             holders=holders,
             shares=shares,
             spread=_row_sums(shares[thing_keys], thing_indptr),
