@@ -20,6 +20,12 @@ exemplar's text), per collection, with their mean and minimum. Two signals
 - CISI with its ``.X`` citations as links: similar and find with the graph
   signal, against random links as a control and against the graph without
   its agreement rule.
+
+``python -m benchmarks._relevance_lab --cost [N]`` measures instead what each
+heuristic adds per query, through the public facade at N synthetic decisions
+(default 100,000): every query is timed with the defaults and with the
+heuristic weighted out, in alternation, explanations read; CPU time of the
+process (``time.process_time``), medians over 200 queries after 20 warm-ups.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from __future__ import annotations
 import itertools
 import math
 import statistics
+import sys
+import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -34,10 +42,12 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+import semreport
 from benchmarks.bench_quality import DEPTH, MIN_RELEVANT, _Peer
 from semreport.search._feedback import best_rows, exemplar_weights, expand, relevance_model
 from semreport.search._propagation import Graph, propagate
 from semreport.search._text import Tokenizer
+from semreport.testing import synthetic_decisions, synthetic_queries
 from semreport.testing.collections import (
     RetrievalCollection,
     find_collection,
@@ -469,7 +479,56 @@ def _links() -> list[str]:
     return lines
 
 
+def _cost(size: int) -> list[str]:
+    sr = semreport.open("memory://")
+    sr.storage.record(synthetic_decisions(size, seed=3, project_id="p"))
+    sr.find("p", {"text": "timber"})  # builds the index
+    queries = synthetic_queries(220, seed=5)
+    exemplars = [f"d-{(i * 7919) % size:06d}" for i in range(220)]
+
+    def timed(call: Callable[[], semreport.SearchResult]) -> float:
+        start = time.process_time()
+        for hit in call().hits:
+            for contribution in hit.explanation:
+                _ = contribution.evidence
+        return time.process_time() - start
+
+    def paired(
+        mode: str, items: list[str], weights: dict[str, float], without: dict[str, float]
+    ) -> tuple[float, float]:
+        key = "text" if mode == "find" else "decision_id"
+        search = getattr(sr, mode)
+        times: tuple[list[float], list[float]] = ([], [])
+        for i, item in enumerate(items):
+            for side, given in enumerate((weights, without)):
+                request = {key: item, "weights": given}
+                took = timed(lambda request=request: search("p", request))
+                if i >= 20:
+                    times[side].append(took)
+        return statistics.median(times[0]) * 1e3, statistics.median(times[1]) * 1e3
+
+    measures = [
+        ("find: feedback (default)", "find", queries, {}, {"feedback": 0.0}),
+        ("similar: feedback (default)", "similar", exemplars, {}, {"feedback": 0.0}),
+        ("similar: graph (default)", "similar", exemplars, {}, {"graph": 0.0}),
+        ("find: graph (an option, weight 2)", "find", queries, {"graph": 2.0}, {}),
+    ]
+    lines = [
+        f"### Cost per query at {size:,} synthetic decisions (CPU, medians)\n",
+        "| heuristic | with | without | added |",
+        "|---|---|---|---|",
+    ]
+    for label, mode, items, weights, without in measures:
+        a, b = paired(mode, items, weights, without)
+        lines.append(f"| {label} | {a:.2f} ms | {b:.2f} ms | +{a - b:.2f} ms ({a / b:.2f}x) |")
+    return lines
+
+
 def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--cost":
+        size = int(sys.argv[2]) if len(sys.argv) > 2 else 100_000
+        print("\n".join(_cost(size)))
+        return
     print("\n".join([*_measure(), "", *_links()]))
 
 
