@@ -509,7 +509,13 @@ def _cost(size: int) -> list[str]:
 
     measures = [
         ("find: feedback (default)", "find", queries, {}, {"feedback": 0.0}),
-        ("similar: feedback (default)", "similar", exemplars, {}, {"feedback": 0.0}),
+        (
+            "similar: feedback (default; graph off on both sides)",
+            "similar",
+            exemplars,
+            {"graph": 0.0},
+            {"graph": 0.0, "feedback": 0.0},
+        ),
         ("similar: graph (default)", "similar", exemplars, {}, {"graph": 0.0}),
         ("find: graph (an option, weight 2)", "find", queries, {"graph": 2.0}, {}),
     ]
