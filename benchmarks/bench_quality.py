@@ -38,6 +38,12 @@ ORDER = 25
 
 DEPTH = 100
 """How many results each side ranks (recall@100)."""
+FIND_TARGET = 1.03
+"""Issue 13: find's mean ratio to bm25s at least this, no collection below 1.0."""
+SIMILAR_TARGET = 1.10
+"""Issue 13: similar's mean ratio to exemplar text at least this, no collection below 1.0."""
+LINKED_TARGET = 1.15
+"""Issue 13: with CISI's citations as links, similar's ratio at least this."""
 MIN_RELEVANT = 3
 """A query gives a ``similar`` exemplar when it has at least this many relevant documents."""
 
@@ -161,6 +167,37 @@ def _table(peer: str, rows: list[str], mean: float | None) -> list[str]:
     return lines
 
 
+def _verdict(met: bool) -> str:
+    return "met" if met else "**not met**"
+
+
+def _targets(found: dict[str, Quality], order: list[str], linked: Quality | None) -> list[str]:
+    """The issue's targets beside the figures above."""
+    find = [found[n].find.ratio for n in order]
+    similar = [found[n].similar.ratio for n in order]
+    lines = [
+        "### Targets\n",
+        "| target | figure | status |",
+        "|---|---|---|",
+        f"| find: mean ratio at least {FIND_TARGET:.2f}, no collection below 1.0 "
+        f"| mean {statistics.fmean(find):.3f}, lowest {min(find):.3f} "
+        f"| {_verdict(statistics.fmean(find) >= FIND_TARGET and min(find) >= 1.0)} |",
+        f"| similar: mean ratio at least {SIMILAR_TARGET:.2f}, no collection below 1.0 "
+        f"| mean {statistics.fmean(similar):.3f}, lowest {min(similar):.3f} "
+        f"| {_verdict(statistics.fmean(similar) >= SIMILAR_TARGET and min(similar) >= 1.0)} |",
+    ]
+    if linked is not None and "cisi" in found:
+        ratio = linked.similar.ratio
+        gain = linked.similar.ours_ndcg / found["cisi"].similar.ours_ndcg
+        lines += [
+            f"| CISI + links, similar: ratio at least {LINKED_TARGET:.2f} | {ratio:.3f} "
+            f"| {_verdict(ratio >= LINKED_TARGET)} |",
+            f"| CISI + links, similar: gains over the same search without links | {gain:.3f} "
+            f"| {_verdict(gain > 1.0)} |",
+        ]
+    return [*lines, ""]
+
+
 def run(quick: bool) -> str:
     del quick  # the collections are small: every query is asked in every run
     found: dict[str, Quality] = {}
@@ -210,6 +247,8 @@ def run(quick: bool) -> str:
             ),
             "",
         ]
+    if order:
+        lines += _targets(found, order, linked)
     if missing:
         lines.append(
             f"Not found, so not measured: {', '.join(missing)} (set `SEMREPORT_<NAME>_DIR`).\n"

@@ -207,8 +207,8 @@ def _cisi_section() -> str:
         "### Quality on CISI\n\n"
         "| semreport | nDCG@10 | recall@100 | peer | nDCG@10 | recall@100 |\n"
         "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n\n"
-        "The cross-reference variant is shown for honesty: CISI's citation links are not "
-        "topical relevance, and the default graph weight lowers `similar` there.\n"
+        "With the cross-references as links the graph signal counts as much as the links "
+        "agree with the text (see `docs/searching.md`); all collections: `bench_quality`.\n"
     )
 
 

@@ -16,7 +16,7 @@ from semreport import InvalidRequest, SemReportError
 from semreport.search import Analyzer, HeuristicScorer, SearchResult
 from semreport.search._ranking import PRUNE_FROM
 from semreport.search._text import Tokenizer
-from semreport.search.signals import SIGNALS, Query
+from semreport.search.signals import SIGNALS, Query, prepare_active
 from semreport.testing import synthetic_decisions
 from semreport.wire import to_wire
 
@@ -377,10 +377,11 @@ def _reference(
     weights = {s.name: s.find_weight for s in SIGNALS} | {
         k: float(v) for k, v in criteria.get("weights", {}).items()
     }
-    chosen = [s for s in SIGNALS if weights[s.name] > 0 and s.active(query)]
+    prepared = prepare_active(query, weights)  # registry order, idle states left out
+    chosen = [s for s, _ in prepared]
     total_weight = sum(weights[s.name] for s in chosen)
     everything = np.arange(snap.n, dtype=np.int64)
-    values = {s.name: s.prepare(query).values(everything)[0].tolist() for s in chosen}
+    values = {s.name: state.values(everything)[0].tolist() for s, state in prepared}
     policy = criteria.get("superseded", "demote")
     filters = criteria.get("filters", {})
     words = _stems(query.text)

@@ -156,6 +156,9 @@ class TestSection:
         assert "| CISI + links, similar (peer: exemplar text) | 1 |" in section
         assert "**mean ratio**" in section
         assert "Not found, so not measured: adi, med" in section
+        assert "### Targets" in section
+        assert "| find: mean ratio at least 1.03, no collection below 1.0 |" in section
+        assert "| CISI + links, similar: gains over the same search without links |" in section
 
     def test_nothing_found(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         for name in ("CISI", "MED", "ADI"):
@@ -163,3 +166,4 @@ class TestSection:
         section = bench.run(quick=False)
         assert "Not found, so not measured: adi, cisi, med" in section
         assert "CISI with its direct citations" not in section
+        assert "### Targets" not in section

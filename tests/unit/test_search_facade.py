@@ -171,7 +171,9 @@ class TestFind:
             },
         )
         names = {c.signal for c in result.hits[0].explanation}
-        assert names == {"text", "graph", "recency", "attributes", "facets"}
+        # Five decisions are too few for feedback (ten first-pass matches) or for the
+        # graph to show that it agrees with the text: both are left out, not weighted in.
+        assert names == {"text", "recency", "attributes", "facets"}
         for hit in result.hits:
             assert abs(sum(c.contribution for c in hit.explanation) - hit.score) < 1e-9
             assert 0.0 <= hit.score <= 1.0
@@ -199,7 +201,7 @@ class TestFind:
         sr.record([_d("d-9", "<script>alert(1)</script> timber")])
         result = sr.find("p-1", {"text": "timber"})
         wire = to_wire(result)
-        assert wire["scorer"] == {"name": "heuristic", "version": "2.0", "model_inference": False}
+        assert wire["scorer"] == {"name": "heuristic", "version": "3.0", "model_inference": False}
         assert wire["hits"][0]["explanation"][0]["signal"] == "text"
         page = result._repr_html_()
         assert "<script>" not in page
@@ -217,10 +219,33 @@ class TestSimilar:
         assert "d-1" not in ids
         assert ids[0] == "d-3"
         assert result.total == 4
+        # Too few decisions for the graph to agree measurably with the text: left out.
+        assert result.hits[0].contribution("graph") is None
+        assert result.hits[0].contribution("terms") is not None
+
+    def test_without_text_the_graph_counts_fully(self, sr: semreport.SemReport) -> None:
+        result = sr.similar(
+            "p-1",
+            Exemplar(
+                decision=semreport.search.PartialDecision(
+                    elements=frozenset({"floor-1"}),
+                    links=(semreport.Link("relates_to", "d-5"),),
+                )
+            ),
+        )
+        # d-5: the exemplar links to it (1), among three neighbours (d-3, BR B3 shared
+        # with d-1). d-3 and d-1 share floor-1 with it (its other holders' mean: 1/2),
+        # among three neighbours each; d-1 is superseded, so demoted.
+        assert [h.decision_id for h in result.hits] == ["d-5", "d-3", "d-1"]
         graph = result.hits[0].contribution("graph")
         assert graph is not None
-        assert graph.evidence["shared_elements"] == ("floor-1",)
-        assert graph.evidence["linked"] is True
+        assert graph.raw == pytest.approx(1 / 3)
+        assert graph.evidence["agreement"] == {"correlation": 0.0, "weight": 1.0, "rows": 0}
+        assert dict(graph.evidence["linked"]) == {"exemplar": pytest.approx(1 / 3)}  # type: ignore[arg-type]
+        d3 = result.hits[1].contribution("graph")
+        assert d3 is not None
+        assert dict(d3.evidence["elements"]) == {"floor-1": pytest.approx(1 / 6)}  # type: ignore[arg-type]
+        assert dict(d3.evidence["linked"]) == {}  # type: ignore[arg-type]
 
     def test_inline_exemplar(self, sr: semreport.SemReport) -> None:
         result = sr.similar(
@@ -256,7 +281,7 @@ class TestSignals:
     def test_catalogue(self, sr: semreport.SemReport) -> None:
         catalogue = sr.signals("p-1")
         names = [s.name for s in catalogue.signals]
-        assert names == ["text", "terms", "facets", "attributes", "graph", "recency"]
+        assert names == ["text", "terms", "feedback", "facets", "attributes", "graph", "recency"]
         assert catalogue.facets["domain"]["regulation"] == 2
         assert catalogue.facets["status"]["superseded"] == 1
         assert catalogue.facets["tags"]["timber"] == 2
@@ -661,7 +686,7 @@ class TestCatalogueViews:
         catalogue = sr.signals("p-1")
         shown = repr(catalogue)
         assert shown.startswith("SignalCatalogue(project_id='p-1', as_of_sequence=5")
-        assert "signals=6" in shown
+        assert "signals=7" in shown
         assert len(shown) < 300
 
     def test_a_long_project_id_is_cut(self, sr: semreport.SemReport) -> None:

@@ -1,4 +1,4 @@
-"""Pseudo-relevance feedback (RM3) and exemplar weights, on plain arrays."""
+"""Pseudo-relevance feedback (RM3, divergence-selected terms) and exemplar weights, on arrays."""
 
 from __future__ import annotations
 
@@ -12,15 +12,14 @@ from hypothesis import strategies as st
 from semreport.search._feedback import (
     EXPANSION_TERMS,
     FEEDBACK_ROWS,
-    MIN_TERM_ROWS,
-    ORIGINAL_WEIGHT,
     Expansion,
     ExpansionTerm,
+    best_rows,
+    divergent_terms,
     exemplar_weights,
     expand,
     feedback_rows,
     relevance_model,
-    rm3,
     top_rows,
 )
 
@@ -69,18 +68,30 @@ class TestFeedbackRows:
         assert all(values[r] <= weakest for r in range(len(values)) if r not in rows)
 
 
+def _arrays(rows: list[dict[int, float]]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    terms = [np.array(sorted(r), dtype=np.int64) for r in rows]
+    counts = [np.array([r[t] for t in sorted(r)], dtype=np.float64) for r in rows]
+    return terms, counts
+
+
 class TestRelevanceModel:
-    """P(w) = sum over rows of (s(d) / sum s) * tf(w, d) / |d|."""
+    """P(w|R) = sum over rows of (s(d) / sum s) * tf(w, d) / |d|."""
 
     def test_known_values(self) -> None:
-        model = relevance_model([3.0, 1.0], [{1: 2.0, 2: 2.0}, {2: 1.0, 3: 3.0}], [4.0, 4.0])
-        assert model == pytest.approx({1: 0.375, 2: 0.375 + 0.0625, 3: 0.1875})
-        assert sum(model.values()) == pytest.approx(1.0)
+        terms, counts = _arrays([{1: 2.0, 2: 2.0}, {2: 1.0, 3: 3.0}])
+        present, model, holders = relevance_model([3.0, 1.0], terms, counts, [4.0, 4.0])
+        assert present.tolist() == [1, 2, 3]
+        assert model.tolist() == pytest.approx([0.375, 0.375 + 0.0625, 0.1875])
+        assert holders.tolist() == [1, 2, 1]
+        assert model.sum() == pytest.approx(1.0)
 
     def test_rows_without_length_or_score_count_nothing(self) -> None:
-        assert relevance_model([], [], []) == {}
-        assert relevance_model([1.0], [{}], [0.0]) == {}
-        assert relevance_model([1.0, 1.0], [{1: 1.0}, {}], [1.0, 0.0]) == {1: 1.0}
+        assert len(relevance_model([], [], [], [])[0]) == 0
+        terms, counts = _arrays([{}])
+        assert len(relevance_model([1.0], terms, counts, [0.0])[0]) == 0
+        terms, counts = _arrays([{1: 1.0}, {}])
+        present, model, _ = relevance_model([1.0, 1.0], terms, counts, [1.0, 0.0])
+        assert (present.tolist(), model.tolist()) == ([1], [1.0])
 
     @given(
         st.lists(
@@ -94,143 +105,114 @@ class TestRelevanceModel:
     )
     def test_a_probability_distribution(self, rows: list[tuple[float, dict[int, int]]]) -> None:
         scores = [s for s, _ in rows]
-        counts = [{t: float(c) for t, c in tfs.items()} for _, tfs in rows]
-        lengths = [sum(c.values()) for c in counts]
-        model = relevance_model(scores, counts, lengths)
-        assert sum(model.values()) == pytest.approx(1.0)
-        assert all(p > 0 for p in model.values())
-        assert set(model) == {t for c in counts for t in c}
+        floats = [{t: float(c) for t, c in tfs.items()} for _, tfs in rows]
+        terms, counts = _arrays(floats)
+        lengths = [sum(c.values()) for c in floats]
+        present, model, holders = relevance_model(scores, terms, counts, lengths)
+        assert model.sum() == pytest.approx(1.0)
+        assert np.all(model > 0)
+        assert set(present.tolist()) == {t for c in floats for t in c}
+        assert holders.tolist() == [sum(t in c for c in floats) for t in present.tolist()]
+        # The rows' order changes no probability (each term sums over rows, in their order).
+        back = relevance_model(scores[::-1], terms[::-1], counts[::-1], lengths[::-1])
+        assert back[1].tolist() == pytest.approx(model.tolist())
 
 
-def _rows() -> tuple[list[int], list[float], list[dict[int, float]], list[float]]:
-    # Term 9 is everywhere, 7 in two rows, 8 in one row only (repeated there).
-    counts = [{1: 1.0, 9: 2.0, 7: 1.0}, {9: 1.0, 7: 2.0, 8: 5.0}, {9: 1.0, 2: 1.0}]
-    return [4, 2, 0], [3.0, 2.0, 1.0], counts, [sum(c.values()) for c in counts]
+class TestDivergentTerms:
+    """The terms the feedback rows use more than the collection, by KL divergence."""
 
+    def test_known_values(self) -> None:
+        terms = np.array([3, 5, 7], dtype=np.int64)
+        model = np.array([0.5, 0.3, 0.2])
+        collection = np.array([0.5, 0.1, 0.01])  # 3 is as common as in the collection
+        kept = divergent_terms(terms, model, collection)
+        scores = {5: 0.3 * math.log(3.0), 7: 0.2 * math.log(20.0)}
+        total = sum(scores.values())
+        assert [t for t, _ in kept] == [7, 5]
+        assert [w for _, w in kept] == pytest.approx([scores[7] / total, scores[5] / total])
 
-class TestRm3:
-    """Expansion terms from the feedback rows, interpolated with the query."""
-
-    def test_expands_with_terms_of_at_least_two_rows(self) -> None:
-        rows, scores, counts, lengths = _rows()
-        expansion = rm3({1: 2.0, 2: 2.0}, rows, scores, counts, lengths)
-        assert expansion.expanded
-        assert expansion.rows == (4, 2, 0)
-        # 8 is frequent in one row only, 1 and 2 in one row each: only 9 and 7 qualify.
-        assert [t.term for t in expansion.terms] == [9, 7]
-        assert expansion.terms[0].rows == (4, 2, 0)
-        assert expansion.terms[1].rows == (4, 2)
-        assert sum(t.weight for t in expansion.terms) == pytest.approx(1.0)
-        model = relevance_model(scores, counts, lengths)
-        mass = model[9] + model[7]
-        assert expansion.query == pytest.approx(
-            {
-                1: ORIGINAL_WEIGHT * 0.5,
-                2: ORIGINAL_WEIGHT * 0.5,
-                9: (1 - ORIGINAL_WEIGHT) * model[9] / mass,
-                7: (1 - ORIGINAL_WEIGHT) * model[7] / mass,
-            }
-        )
-
-    def test_an_original_term_gains_its_expansion_weight(self) -> None:
-        rows, scores, counts, lengths = _rows()
-        expansion = rm3({9: 1.0}, rows, scores, counts, lengths)
-        nine = next(t for t in expansion.terms if t.term == 9)
-        assert expansion.query[9] == pytest.approx(
-            ORIGINAL_WEIGHT + (1 - ORIGINAL_WEIGHT) * nine.weight
-        )
-
-    def test_the_cap_and_the_row_rule(self) -> None:
-        rows, scores, counts, lengths = _rows()
-        one = rm3({1: 1.0}, rows, scores, counts, lengths, terms=1)
-        assert [t.term for t in one.terms] == [9]
-        loose = rm3({1: 1.0}, rows, scores, counts, lengths, min_rows=1)
-        assert {t.term for t in loose.terms} == {1, 2, 7, 8, 9}
-        strict = rm3({1: 1.0}, rows, scores, counts, lengths, min_rows=4)
-        assert not strict.expanded
-        assert strict.query == {1: 1.0}
-        assert strict.rows == (4, 2, 0)
-
-    def test_nothing_to_learn_from_leaves_the_query_normalised(self) -> None:
-        assert rm3({1: 3.0, 2: 1.0}, [], [], [], []) == Expansion(
-            query={1: 0.75, 2: 0.25}, terms=(), rows=()
-        )
-        rows, scores, counts, lengths = _rows()
-        assert rm3({}, rows, scores, counts, lengths) == Expansion(
-            query={}, terms=(), rows=(4, 2, 0)
-        )
-        assert rm3({1: 0.0}, rows, scores, counts, lengths).query == {}
-
-    def test_names_break_ties_between_equally_probable_terms(self) -> None:
-        counts = [{0: 1.0, 1: 1.0}, {0: 1.0, 1: 1.0}]
-        by_id = rm3({0: 1.0}, [0, 1], [1.0, 1.0], counts, [2.0, 2.0], terms=1)
-        assert [t.term for t in by_id.terms] == [0]
-        named = rm3({0: 1.0}, [0, 1], [1.0, 1.0], counts, [2.0, 2.0], terms=1, names=["b", "a"])
-        assert [t.term for t in named.terms] == [1]
+    def test_count_names_and_nothing_useful(self) -> None:
+        terms = np.array([0, 1], dtype=np.int64)
+        model = np.array([0.5, 0.5])
+        collection = np.array([0.1, 0.1])
+        assert divergent_terms(terms, model, collection, count=1) == [(0, 1.0)]
+        named = divergent_terms(terms, model, collection, count=1, names=["b", "a"])
+        assert named == [(1, 1.0)]
+        assert divergent_terms(terms, model, collection, count=0) == []
+        assert divergent_terms(terms, model, np.array([0.5, 0.9])) == []
+        assert divergent_terms(terms[:0], model[:0], collection[:0]) == []
+        assert divergent_terms(terms, model, np.array([0.0, 0.1])) == [(1, 1.0)]
 
     @given(
-        query=st.dictionaries(st.integers(0, 15), st.integers(1, 4), min_size=1, max_size=5),
-        rows=st.lists(
-            st.tuples(
-                st.floats(0.01, 20.0),
-                st.dictionaries(st.integers(0, 15), st.integers(1, 4), min_size=1, max_size=6),
-            ),
-            min_size=1,
-            max_size=10,
+        data=st.lists(
+            st.tuples(st.floats(0.001, 1.0), st.floats(0.0001, 1.0)), min_size=1, max_size=30
         ),
-        terms=st.integers(0, 12),
+        count=st.integers(1, 12),
     )
-    def test_properties(
-        self, query: dict[int, int], rows: list[tuple[float, dict[int, int]]], terms: int
-    ) -> None:
-        ids = list(range(len(rows)))
-        scores = [s for s, _ in rows]
-        counts = [{t: float(c) for t, c in tfs.items()} for _, tfs in rows]
-        lengths = [sum(c.values()) for c in counts]
-        weights = {t: float(w) for t, w in query.items()}
-        expansion = rm3(weights, ids, scores, counts, lengths, terms=terms)
-        assert sum(expansion.query.values()) == pytest.approx(1.0)
-        assert all(w > 0 for w in expansion.query.values())
-        assert len(expansion.terms) <= terms
-        total = sum(weights.values())
-        for term, weight in weights.items():
-            floor = ORIGINAL_WEIGHT * weight / total if expansion.expanded else weight / total
-            assert expansion.query[term] >= floor - 1e-12
-        for item in expansion.terms:
-            assert len(item.rows) >= MIN_TERM_ROWS
-            assert list(item.rows) == [r for r in ids if counts[r].get(item.term, 0) > 0]
-        assert [t.weight for t in expansion.terms] == sorted(
-            (t.weight for t in expansion.terms), reverse=True
-        )
-        # The feedback rows' order does not change the result.
-        backwards = rm3(weights, ids[::-1], scores[::-1], counts[::-1], lengths[::-1], terms=terms)
-        assert [t.term for t in backwards.terms] == [t.term for t in expansion.terms]
-        assert backwards.query == pytest.approx(expansion.query)
+    def test_properties(self, data: list[tuple[float, float]], count: int) -> None:
+        terms = np.arange(len(data), dtype=np.int64)
+        model = np.array([p for p, _ in data])
+        collection = np.array([c for _, c in data])
+        kept = divergent_terms(terms, model, collection, count=count)
+        assert len(kept) <= count
+        if kept:
+            assert sum(w for _, w in kept) == pytest.approx(1.0)
+        assert all(model[t] > collection[t] for t, _ in kept)
+        weights = [w for _, w in kept]
+        assert weights == sorted(weights, reverse=True)
+        scores = model * np.log(model / collection)
+        if kept:
+            floor = min(scores[t] for t, _ in kept)
+            dropped = [t for t in range(len(data)) if t not in {k for k, _ in kept}]
+            assert all(scores[t] <= floor or model[t] <= collection[t] for t in dropped)
+
+
+def _index(n: int) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray, np.ndarray]:
+    """Rows alternating two topics over a common term 0; term 9 is rare in the collection."""
+    rows = []
+    for r in range(n):
+        terms = [0, 5, 9] if r % 2 else [0, 6]
+        rows.append((np.array(terms, dtype=np.int64), np.ones(len(terms))))
+    lengths = np.array([len(t) for t, _ in rows], dtype=np.float64)
+    totals = np.zeros(10)
+    for terms, counts in rows:
+        totals[terms] += counts
+    totals[0] += 1000  # term 0 is everywhere else in the collection too
+    return rows, lengths, totals
 
 
 class TestExpand:
-    """The defaults end to end: feedback rows of the first pass, then RM3."""
+    """The defaults end to end: feedback rows of the first pass, the model, divergent terms."""
 
     def test_expands_from_the_first_pass(self) -> None:
         n = FEEDBACK_ROWS + 2
-        counts = [{0: 1.0, 5: 1.0} if r % 2 else {0: 1.0, 6: 2.0} for r in range(n)]
-        lengths = np.array([sum(c.values()) for c in counts])
+        rows, lengths, totals = _index(n)
         scores = np.arange(n, dtype=np.float64)  # row 0 does not match
-        expansion = expand({0: 1.0}, scores, counts, lengths)
+        expansion = expand(scores, rows.__getitem__, lengths, totals, float(totals.sum()))
         assert expansion.rows == tuple(range(n - 1, 1, -1))
-        assert {t.term for t in expansion.terms} == {0, 5, 6}
+        assert expansion.expanded
+        assert {t.term for t in expansion.terms} == {5, 6, 9}  # 0 is too common
         assert len(expansion.terms) <= EXPANSION_TERMS
-        excluded = expand({0: 1.0}, scores, dict(enumerate(counts)), lengths, exclude=n - 1)
+        assert sum(expansion.query.values()) == pytest.approx(1.0)
+        nine = next(t for t in expansion.terms if t.term == 9)
+        assert nine.rows == tuple(r for r in expansion.rows if r % 2)
+        excluded = expand(
+            scores, rows.__getitem__, lengths, totals, float(totals.sum()), exclude=n - 1
+        )
         assert excluded.rows == tuple(range(n - 2, 0, -1))
 
     def test_a_weak_first_pass_is_not_expanded(self) -> None:
+        rows, lengths, totals = _index(30)
         scores = np.zeros(30)
         scores[:3] = 1.0
-        counts = [{0: 1.0}] * 30
-        expansion = expand({0: 2.0}, scores, counts, np.ones(30))
-        assert expansion == Expansion(query={0: 1.0}, terms=(), rows=())
+        expansion = expand(scores, rows.__getitem__, lengths, totals, float(totals.sum()))
+        assert expansion == Expansion(terms=(), rows=())
         assert not expansion.expanded
+        assert expansion.query == {}
         assert ExpansionTerm(0, 1.0, ()) == ExpansionTerm(0, 1.0, ())
+        empty = expand(np.ones(30), rows.__getitem__, lengths, totals, 0.0)
+        assert not empty.expanded
+        assert len(empty.rows) == FEEDBACK_ROWS
 
 
 class TestExemplarWeights:
@@ -286,3 +268,40 @@ class TestTopRows:
         assert top_rows(array, candidates, depth, rank).tolist() == expected
         plain = sorted(candidates.tolist(), key=lambda r: (-array[r], r))[:depth]
         assert top_rows(array, candidates, depth).tolist() == plain
+
+
+class TestBestRows:
+    """The best rows above zero by a sampled floor: the same as sorting every qualifying row."""
+
+    @given(
+        values=st.lists(
+            st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 1.0]), min_size=0, max_size=3000
+        ),
+        depth=st.integers(0, 40),
+        data=st.data(),
+    )
+    def test_matches_a_full_sort(
+        self, values: list[float], depth: int, data: st.DataObject
+    ) -> None:
+        array = np.array(values, dtype=np.float64)
+        count = len(values)
+        exclude = data.draw(st.integers(-1, max(count - 1, -1)))
+        eligible = np.array(data.draw(st.lists(st.booleans(), min_size=count, max_size=count)))
+        rank = np.arange(count, dtype=np.int64)[::-1].copy()  # ties: higher row first
+        chosen = [r for r in range(count) if array[r] > 0 and r != exclude and eligible[r]]
+        expected = sorted(chosen, key=lambda r: (-array[r], rank[r]))[:depth]
+        got = best_rows(
+            array, depth, exclude=exclude, eligible=eligible if count else None, rank=rank
+        )
+        assert got.tolist() == expected
+
+    def test_large_arrays_take_the_sampled_floor(self) -> None:
+        rng = np.random.default_rng(3)
+        values = np.round(rng.random(200_000), 3)  # many ties
+        values[rng.integers(0, 200_000, 5000)] = 0.0
+        rank = rng.permutation(200_000).astype(np.int64)
+        for depth in (1, 10, 1000):
+            expected = np.lexsort((rank, -values))[:depth]
+            assert best_rows(values, depth, exclude=int(expected[0]), rank=rank).tolist() == (
+                np.lexsort((rank, -values))[1 : depth + 1].tolist()
+            )

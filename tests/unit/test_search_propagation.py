@@ -1,4 +1,4 @@
-"""One propagation step over the decision graph, weighed by its agreement with the text."""
+"""One propagation step over links and shared items, weighed by its agreement with the text."""
 
 from __future__ import annotations
 
@@ -11,32 +11,62 @@ from hypothesis import strategies as st
 
 from semreport.search._propagation import (
     AGREEMENT_DEPTH,
+    QUANTUM,
+    Graph,
+    Propagation,
     agreement,
-    neighbourhood,
     propagate,
+    quantise,
 )
 
 
-def _graph(count: int, edges: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
-    sources = np.array([a for a, _ in edges], dtype=np.int64)
-    targets = np.array([b for _, b in edges], dtype=np.int64)
-    return neighbourhood(count, sources, targets)
+def _csr(count: int, pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """CSR of ``(row, value)`` pairs, values ascending per row."""
+    by_row: list[list[int]] = [[] for _ in range(count)]
+    for row, value in pairs:
+        by_row[row].append(value)
+    indptr = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum([len(v) for v in by_row], out=indptr[1:])
+    flat = [v for values in by_row for v in sorted(values)]
+    return indptr, np.array(flat, dtype=np.int64)
 
 
-class TestNeighbourhood:
-    """Links count both ways, once each; self-loops not at all."""
+def _graph(
+    count: int, edges: list[tuple[int, int]], items: dict[int, list[int]] | None = None
+) -> Graph:
+    """Links both ways (each once, no self-loops) and ``row -> keys`` items."""
+    undirected = {(a, b) for a, b in edges if a != b} | {(b, a) for a, b in edges if a != b}
+    link_indptr, link_rows = _csr(count, sorted(undirected))
+    pairs = [(row, key) for row, keys in (items or {}).items() for key in sorted(set(keys))]
+    thing_indptr, thing_keys = _csr(count, pairs)
+    keys = max((k for _, k in pairs), default=-1) + 1
+    return Graph.build(link_indptr, link_rows, thing_indptr, thing_keys, keys)
 
-    def test_csr_of_an_undirected_graph(self) -> None:
-        indptr, indices = _graph(4, [(0, 1), (1, 0), (2, 1), (3, 3), (0, 1)])
-        assert indptr.tolist() == [0, 1, 3, 4, 4]
-        assert indices.tolist() == [1, 0, 2, 1]
 
-    def test_no_edges(self) -> None:
-        indptr, indices = _graph(3, [])
-        assert indptr.tolist() == [0, 0, 0, 0]
-        assert indices.tolist() == []
-        indptr, indices = _graph(0, [])
-        assert indptr.tolist() == [0]
+def _brute(
+    graph: Graph, seed: np.ndarray, extra_rows: set[int], extra_keys: set[int]
+) -> list[float]:
+    """g(i) by the definition: the mean over i's neighbours of their values."""
+    out = []
+    holders: dict[int, list[int]] = {}
+    for row in range(graph.size):
+        for key in graph.thing_keys[graph.thing_indptr[row] : graph.thing_indptr[row + 1]]:
+            holders.setdefault(int(key), []).append(row)
+    for row in range(graph.size):
+        values = [
+            float(seed[n])
+            for n in graph.link_rows[graph.link_indptr[row] : graph.link_indptr[row + 1]]
+        ]
+        if row in extra_rows:
+            values.append(1.0)
+        for key in graph.thing_keys[graph.thing_indptr[row] : graph.thing_indptr[row + 1]]:
+            others = [float(seed[h]) for h in holders[int(key)] if h != row]
+            if int(key) in extra_keys:
+                others.append(1.0)
+            if others:
+                values.append(sum(others) / len(others))
+        out.append(sum(values) / len(values) if values else 0.0)
+    return out
 
 
 class TestAgreement:
@@ -58,84 +88,177 @@ class TestAgreement:
         assert agreement(values, np.ones(3), np.arange(3, dtype=np.int64)) == (0.0, 0.0)
 
 
-class TestPropagate:
-    """Scores in [0, 1], the text alone when the graph does not agree, explained by neighbours."""
+class TestGraph:
+    """The query-independent columns: holders, shares, each row's neighbour count."""
 
-    def test_an_agreeing_graph_lifts_the_exemplar_s_neighbours(self) -> None:
-        # Two clusters: rows 0-4 (with the exemplar 0) score high in text, 5-9 low;
-        # links stay within a cluster, so the graph agrees with the text.
-        values = np.array([0.0, 0.8, 0.7, 0.6, 0.5, 0.2, 0.15, 0.1, 0.05, 0.0])
-        edges = [(a, b) for a in range(5) for b in range(a + 1, 5)]
-        edges += [(a, b) for a in range(5, 10) for b in range(a + 1, 10)]
-        indptr, indices = _graph(10, edges)
-        result = propagate(values, indptr, indices, exemplar=0)
-        assert result.depth == 8  # the matching rows, the exemplar excluded
-        assert result.correlation > 0.9
-        assert result.weight == pytest.approx(max(0.0, result.correlation - 2 / math.sqrt(8)))
-        assert result.weight > 0
-        assert result.graph[1] == pytest.approx((1.0 + 0.7 + 0.6 + 0.5) / 4)
-        assert result.values == pytest.approx(
-            (values + result.weight * result.graph) / (1 + result.weight)
+    def test_columns(self) -> None:
+        graph = _graph(4, [(0, 1), (1, 0), (3, 3)], {0: [0, 1], 1: [0], 2: [0, 2]})
+        assert graph.link_indptr.tolist() == [0, 1, 2, 2, 2]
+        assert graph.holders.tolist() == [3, 1, 1]
+        assert graph.shares.tolist() == [0.5, 0.0, 0.0]
+        # Row 0: one link and key 0 (key 1 nobody else holds); row 3: nothing.
+        assert graph.degree.tolist() == [2.0, 2.0, 1.0, 0.0]
+        assert graph.spread.tolist() == [0.5, 0.5, 0.5, 0.0]
+        assert graph.key_indptr.tolist() == [0, 3, 4, 5]
+        assert graph.key_rows.tolist() == [0, 1, 2, 0, 2]
+
+    def test_quantise(self) -> None:
+        values = np.array([0.0, 1.0, 1 / 3, 0.5 + QUANTUM / 4])
+        rounded = quantise(values)
+        assert rounded[:2].tolist() == [0.0, 1.0]
+        assert rounded[2] == pytest.approx(1 / 3, abs=QUANTUM)
+        assert rounded[3] == 0.5
+        assert np.all(np.round(rounded / QUANTUM) * QUANTUM == rounded)
+
+
+class TestPropagation:
+    """g(i) is the mean of i's neighbours' values, an item standing for its other holders."""
+
+    def test_known_values(self) -> None:
+        # 0-1 linked; 0, 1 and 2 hold key 0; 3 links to 2.
+        graph = _graph(4, [(0, 1), (3, 2)], {0: [0], 1: [0], 2: [0]})
+        seed = np.array([1.0, 0.5, 0.25, 0.0])
+        sources = np.arange(4, dtype=np.int64)
+        propagation = Propagation(graph, sources, seed)
+        g, degree = propagation.dense()
+        assert degree.tolist() == [2.0, 2.0, 2.0, 1.0]
+        assert g.tolist() == pytest.approx(
+            [(0.5 + (0.5 + 0.25) / 2) / 2, (1.0 + 1.25 / 2) / 2, (0.0 + 1.5 / 2) / 2, 0.25]
         )
-        # Row 9 matched no text but its neighbours did: the graph alone scores it.
-        assert result.values[9] > 0
-        evidence = result.neighbours(1)
-        assert [n for n, _ in evidence] == [0, 2, 3, 4]  # the exemplar (value 1) first
-        assert sum(amount for _, amount in evidence) == pytest.approx(
-            result.values[1] - result.text_share(1)
+        assert propagation.values(np.array([3, 1], dtype=np.int64))[0].tolist() == pytest.approx(
+            [g[3], g[1]]
         )
-        assert result.neighbours(9)[-1][0] == 8  # row 8 gave least, 9's other neighbours more
+        shares = propagation.contributions(1)
+        assert [(c.kind, c.node) for c in shares] == [("link", 0), ("thing", 0)]
+        assert sum(c.amount for c in shares) == pytest.approx(g[1])
+        assert propagation.contributions(3) == propagation.contributions(3)
+        assert [c.node for c in propagation.contributions(3)] == [2]
 
-    def test_a_graph_that_disagrees_leaves_the_text(self) -> None:
-        values = np.array([0.9, 0.8, 0.1, 0.05])
-        indptr, indices = _graph(4, [(0, 3), (1, 2)])  # high rows linked to low rows
-        result = propagate(values, indptr, indices)
-        assert result.weight == 0.0
-        assert result.values.tolist() == values.tolist()
-        assert result.neighbours(0) == ()
-        assert result.text_share(0) == pytest.approx(0.9)
+    def test_sources_only_pass_values(self) -> None:
+        graph = _graph(3, [(0, 1), (1, 2)])
+        propagation = Propagation(graph, np.array([2], dtype=np.int64), np.array([0.5]))
+        assert propagation.dense()[0].tolist() == [0.0, 0.25, 0.0]
+        assert propagation.contributions(0) == []
 
-    def test_rows_without_links_keep_a_graph_value_of_zero(self) -> None:
-        values = np.array([0.5, 0.4, 0.3])
-        indptr, indices = _graph(3, [])
-        result = propagate(values, indptr, indices, exemplar=2)
-        assert result.graph.tolist() == [0.0, 0.0, 0.0]
-        assert result.neighbours(1) == ()
-        assert result.depth == 2
-
-    def test_depth_and_rank_choose_the_rows_measured(self) -> None:
-        values = np.array([0.5, 0.5, 0.5, 0.2])
-        indptr, indices = _graph(4, [(0, 1)])
-        assert propagate(values, indptr, indices, depth=2).depth == 2
-        assert propagate(values, indptr, indices, depth=0).depth == 0
-        ranked = propagate(values, indptr, indices, rank=np.array([3, 2, 1, 0], dtype=np.int64))
-        assert ranked.depth == 4
-        assert AGREEMENT_DEPTH == 1000
+    def test_an_inline_exemplar_joins_as_a_node(self) -> None:
+        # Key 1 is held by row 2 only: shared with the exemplar, it becomes a neighbour.
+        graph = _graph(4, [(0, 1)], {0: [0], 1: [0], 2: [1]})
+        propagation = Propagation(
+            graph,
+            np.zeros(0, dtype=np.int64),
+            np.zeros(0),
+            extra_rows=[3],
+            extra_keys=[1, 0, 99],
+        )
+        g, degree = propagation.dense()
+        assert degree.tolist() == [2.0, 2.0, 1.0, 1.0]
+        assert g.tolist() == pytest.approx([0.25, 0.25, 1.0, 1.0])
+        assert [(c.kind, c.node) for c in propagation.contributions(3)] == [("link", -1)]
+        assert [(c.kind, c.node) for c in propagation.contributions(2)] == [("thing", 1)]
 
     @given(
         values=st.lists(
-            st.sampled_from([0.0, 0.05, 0.1, 0.3, 0.5, 0.75, 1.0]), min_size=1, max_size=25
+            st.sampled_from([0.0, 0.05, 0.1, 0.3, 0.5, 0.75, 1.0]), min_size=1, max_size=20
         ),
         data=st.data(),
     )
-    def test_properties(self, values: list[float], data: st.DataObject) -> None:
+    def test_matches_the_definition(self, values: list[float], data: st.DataObject) -> None:
         count = len(values)
-        edges = data.draw(
-            st.lists(st.tuples(st.integers(0, count - 1), st.integers(0, count - 1)), max_size=60)
+        row = st.integers(0, count - 1)
+        edges = data.draw(st.lists(st.tuples(row, row), max_size=40))
+        items = data.draw(st.dictionaries(row, st.lists(st.integers(0, 5), max_size=3)))
+        extra_rows = data.draw(st.sets(row, max_size=2))
+        extra_keys = data.draw(st.sets(st.integers(0, 6), max_size=2))
+        graph = _graph(count, edges, items)
+        seed = np.array(values)
+        propagation = Propagation(
+            graph,
+            np.arange(count, dtype=np.int64),
+            seed,
+            extra_rows=sorted(extra_rows),
+            extra_keys=sorted(extra_keys),
         )
-        exemplar = data.draw(st.none() | st.integers(0, count - 1))
-        text = np.array(values)
-        indptr, indices = _graph(count, edges)
-        result = propagate(text, indptr, indices, exemplar=exemplar)
-        assert 0.0 <= result.weight < 1.0
-        assert np.all(result.values >= 0.0)
-        assert np.all(result.values <= 1.0 + 1e-12)
-        if result.weight == 0:
-            assert result.values.tolist() == text.tolist()
-        for row in range(count):
-            evidence = result.neighbours(row)
-            share = sum(amount for _, amount in evidence)
-            assert result.text_share(row) + share == pytest.approx(float(result.values[row]))
-            linked = set(indices[indptr[row] : indptr[row + 1]].tolist())
-            assert {n for n, _ in evidence} <= linked
-            assert all(amount > 0 for _, amount in evidence)
+        g, _ = propagation.dense()
+        expected = _brute(graph, quantise(seed), extra_rows, {k for k in extra_keys if k < 6})
+        assert g.tolist() == pytest.approx(expected, abs=1e-8)
+        assert np.all((g >= 0) & (g <= 1))
+        rows = np.array(data.draw(st.lists(row, max_size=8)), dtype=np.int64)
+        assert propagation.values(rows)[0].tolist() == g[rows].tolist()
+        for r in range(count):
+            shares = propagation.contributions(r)
+            assert sum(c.amount for c in shares) == pytest.approx(g[r], abs=1e-8)
+            assert all(c.amount > 0 for c in shares)
+
+    @given(data=st.data())
+    def test_sums_do_not_depend_on_row_order(self, data: st.DataObject) -> None:
+        count = data.draw(st.integers(2, 12))
+        row = st.integers(0, count - 1)
+        edges = data.draw(st.lists(st.tuples(row, row), max_size=30))
+        items = data.draw(st.dictionaries(row, st.lists(st.integers(0, 4), max_size=3)))
+        seed = np.array(data.draw(st.lists(st.floats(0, 1), min_size=count, max_size=count)))
+        order = data.draw(st.permutations(list(range(count))))
+        where = {old: new for new, old in enumerate(order)}
+        one = Propagation(_graph(count, edges, items), np.arange(count), seed).dense()[0]
+        moved = _graph(
+            count,
+            [(where[a], where[b]) for a, b in edges],
+            {where[r]: keys for r, keys in items.items()},
+        )
+        two = Propagation(moved, np.arange(count), seed[order]).dense()[0]
+        assert two.tolist() == one[order].tolist()  # exact, not approximate
+
+
+class TestPropagate:
+    """Sources are the text's top rows; a graph that does not agree counts nothing."""
+
+    def test_an_agreeing_graph_counts(self) -> None:
+        # Two clusters: rows 0-4 (with the exemplar 0) score high, 5-9 low; links stay inside.
+        text = np.array([0.0, 0.8, 0.7, 0.6, 0.5, 0.2, 0.15, 0.1, 0.05, 0.0])
+        edges = [(a, b) for a in range(5) for b in range(a + 1, 5)]
+        edges += [(a, b) for a in range(5, 10) for b in range(a + 1, 10)]
+        spread = propagate(_graph(10, edges), text, exemplar=0)
+        assert spread.rows == 8  # the matching rows, the exemplar excluded
+        assert spread.correlation > 0.9
+        assert spread.weight == pytest.approx(spread.correlation - 2 / math.sqrt(8))
+        g = spread.propagation.dense()[0]
+        assert g[1] == pytest.approx((1.0 + 0.7 + 0.6 + 0.5) / 4)
+        assert g[9] > 0  # no text, but its neighbours have
+
+    def test_a_graph_that_disagrees_counts_nothing(self) -> None:
+        text = np.array([0.9, 0.8, 0.7, 0.1, 0.05, 0.02])
+        spread = propagate(_graph(6, [(0, 5), (1, 4), (2, 3)]), text)
+        assert spread.weight == 0.0
+        assert spread.correlation < 0
+
+    def test_without_text_the_graph_counts_fully(self) -> None:
+        spread = propagate(_graph(3, [(0, 1)]), np.zeros(3), exemplar=0)
+        assert (spread.correlation, spread.weight, spread.rows) == (0.0, 1.0, 0)
+        assert spread.propagation.dense()[0].tolist() == [0.0, 1.0, 0.0]
+
+    def test_rows_without_neighbours_are_not_measured(self) -> None:
+        spread = propagate(_graph(4, [(0, 1)]), np.array([0.5, 0.4, 0.3, 0.2]))
+        assert spread.rows == 2
+        assert spread.weight == 0.0
+        assert AGREEMENT_DEPTH == 1000
+
+
+class TestKeyMajor:
+    """A caller's key-major form of the items gives the same graph as computing it."""
+
+    def test_same_graph(self) -> None:
+        items = {0: [2, 0], 1: [0], 3: [2, 1]}
+        plain = _graph(4, [(0, 1)], items)
+        pairs = sorted((key, row) for row, keys in items.items() for key in keys)
+        key_indptr = np.zeros(4, dtype=np.int64)
+        np.cumsum(np.bincount([k for k, _ in pairs], minlength=3), out=key_indptr[1:])
+        given = Graph.build(
+            plain.link_indptr,
+            plain.link_rows,
+            plain.thing_indptr,
+            plain.thing_keys,
+            3,
+            by_key=(key_indptr, np.array([r for _, r in pairs], dtype=np.int32)),
+        )
+        assert given.key_rows.tolist() == plain.key_rows.tolist()
+        assert given.key_indptr.tolist() == plain.key_indptr.tolist()
+        assert given.degree.tolist() == plain.degree.tolist()

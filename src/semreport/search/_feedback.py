@@ -1,35 +1,42 @@
-"""Pseudo-relevance feedback (RM3) and an exemplar's query weights, over plain arrays.
+"""Pseudo-relevance feedback (RM3 with divergence-selected terms) and exemplar weights.
 
-RM3 (Lavrenko and Croft's relevance model, interpolated with the query as in
-Abdul-Jaleel et al., 2004) reads the first pass's best rows as if they were
-relevant, estimates which terms such documents use, and adds the most probable
-of them to the query:
+The ``feedback`` signal reads the first pass's best rows as if they were
+relevant, estimates which terms such documents use, and scores the most
+telling of them. The steps, each a function here over plain numbers and
+arrays (none reads an index):
 
-1. **Feedback rows**: the first pass's :data:`FEEDBACK_ROWS` best rows with a
-   score above zero. When fewer rows than that match, the first pass is too weak
-   to learn from and the query stays as it is.
-2. **Relevance model**: ``P(w) = sum over feedback rows d of (s(d) / sum s) *
-   tf(w, d) / |d|``, where ``s`` is the first-pass score, ``tf`` the term's
-   frequency in the row and ``|d|`` the row's length, both counted the same
-   way: the caller chooses whether title words count twice, as in the index,
-   or once, as written (the two give different expansions; see the caller).
-3. **Expansion terms**: the :data:`EXPANSION_TERMS` most probable terms that
-   occur in at least :data:`MIN_TERM_ROWS` feedback rows (a word one document
-   repeats is no evidence of the topic), their probabilities renormalised to
-   sum to 1.
-4. **Interpolation**: ``q'(w) = λ q(w) / sum q + (1 - λ) P'(w)`` with
-   ``λ =`` :data:`ORIGINAL_WEIGHT`; the expanded query is then scored by BM25
-   and normalised by its own upper bound, so scores stay in [0, 1].
+1. **Feedback rows** (:func:`feedback_rows`): the first pass's
+   :data:`FEEDBACK_ROWS` best rows with a score above zero (ties by a rank
+   that does not depend on the recording order). When fewer rows than that
+   match, the first pass is too weak to learn from: no expansion.
+2. **Relevance model** (:func:`relevance_model`, Lavrenko and Croft's RM1):
+   ``P(w|R) = sum over feedback rows d of (s(d) / sum s) * tf(w, d) / |d|``,
+   with ``s`` the first-pass score and ``tf`` and ``|d|`` counted as the index
+   counts them (title words twice).
+3. **Expansion terms** (:func:`divergent_terms`): the :data:`EXPANSION_TERMS`
+   terms that add most to the Kullback-Leibler divergence of the relevance
+   model from the collection, ``P(w|R) * log(P(w|R) / P(w|C))`` with
+   ``P(w|C)`` the term's share of every indexed word (Carpineto, de Mori,
+   Romano and Bigi, 2001). Raw RM3 keeps the most probable terms, which are
+   the collection's most common ones; the divergence keeps the terms the
+   feedback rows use *more than the collection does*. Each kept term weighs
+   its share of the kept divergence (the weights sum to 1).
 
-The same expansion serves ``similar``: the exemplar's query is its own BM25
-term weights (:func:`exemplar_weights`), and the exemplar is kept out of its
-feedback rows. Every function here takes plain numbers, arrays and mappings;
-none reads an index, so the text signal can call them with what it holds.
+RM3 (Abdul-Jaleel et al., 2004) interpolates the expansion with the query,
+``λ q + (1 - λ) P'``. BM25 is linear in the query's weights, so the scorer
+does the same by weighting two signals: ``text`` (or ``terms``) and
+``feedback``, the expansion's BM25 over its own upper bound. Equal weights
+play the usual ``λ = 0.5`` (Anserini's default, with 10 rows and 10 terms).
+
+:func:`exemplar_weights` is ``similar``'s query: each of the exemplar's terms
+weighted by its own BM25 impact in the exemplar (idf once, term frequency
+saturated), so that no single rare word takes over and no topical word is cut.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 import attrs
@@ -41,15 +48,14 @@ __all__ = [
     "BM25_K1",
     "EXPANSION_TERMS",
     "FEEDBACK_ROWS",
-    "MIN_TERM_ROWS",
-    "ORIGINAL_WEIGHT",
     "Expansion",
     "ExpansionTerm",
+    "best_rows",
+    "divergent_terms",
     "exemplar_weights",
     "expand",
     "feedback_rows",
     "relevance_model",
-    "rm3",
     "top_rows",
 ]
 
@@ -57,13 +63,9 @@ F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 
 FEEDBACK_ROWS: Final = 10
-"""How many first-pass rows feedback reads; with fewer matches the query is not expanded."""
+"""How many first-pass rows feedback reads; with fewer matches there is no expansion."""
 EXPANSION_TERMS: Final = 10
-"""How many terms the relevance model adds to the query at most."""
-MIN_TERM_ROWS: Final = 2
-"""In how many feedback rows an expansion term must occur."""
-ORIGINAL_WEIGHT: Final = 0.7
-"""λ: the original query's share of the expanded query (the expansion gets ``1 - λ``)."""
+"""How many terms the expansion holds at most."""
 BM25_K1: Final = 1.5
 """BM25 term-frequency saturation, as the index scores documents."""
 BM25_B: Final = 0.75
@@ -72,12 +74,11 @@ BM25_B: Final = 0.75
 
 @attrs.frozen
 class ExpansionTerm:
-    """One term the relevance model added, with where it came from.
+    """One term feedback added, with where it came from.
 
     Attributes:
         term: The term's id.
-        weight: Its share of the expansion, renormalised over the kept terms
-            (the expansion's weights sum to 1).
+        weight: Its share of the expansion (the expansion's weights sum to 1).
         rows: The feedback rows that hold it, best first.
     """
 
@@ -88,24 +89,26 @@ class ExpansionTerm:
 
 @attrs.frozen
 class Expansion:
-    """A query after pseudo-relevance feedback.
+    """What pseudo-relevance feedback learnt from a first pass.
 
     Attributes:
-        query: The weights to score with: term id -> weight, summing to 1 (the
-            original weights alone, normalised, when nothing was expanded).
-        terms: The expansion terms, most probable first (empty when skipped).
+        terms: The expansion terms, most divergent first (empty when skipped).
         rows: The feedback rows, best first (empty when the first pass matched
             too few rows to learn from).
     """
 
-    query: dict[int, float]
     terms: tuple[ExpansionTerm, ...]
     rows: tuple[int, ...]
 
     @property
     def expanded(self) -> bool:
-        """Whether feedback added any term."""
+        """Whether feedback found any term."""
         return bool(self.terms)
+
+    @property
+    def query(self) -> dict[int, float]:
+        """The expansion as a query: term id -> weight (summing to 1; empty when skipped)."""
+        return {item.term: item.weight for item in self.terms}
 
 
 def feedback_rows(
@@ -127,156 +130,206 @@ def feedback_rows(
     """
     if depth <= 0:
         return np.zeros(0, dtype=np.int64)
-    candidates = np.flatnonzero(scores > 0).astype(np.int64)
-    if exclude is not None:
-        candidates = candidates[candidates != exclude]
-    if len(candidates) < depth:
+    chosen = best_rows(scores, depth, exclude=-1 if exclude is None else exclude, rank=rank)
+    if len(chosen) < depth:
         return np.zeros(0, dtype=np.int64)
-    chosen: I64 = top_rows(scores, candidates, depth, rank)
     return chosen
+
+
+_SAMPLE: Final = 1024
+"""At least how many evenly spaced rows :func:`best_rows` samples for its floor."""
+
+
+def best_rows(
+    values: F64,
+    depth: int,
+    *,
+    exclude: int = -1,
+    eligible: npt.NDArray[np.bool_] | None = None,
+    rank: I64 | None = None,
+) -> I64:
+    """The ``depth`` rows of highest value above zero, best first, ties by ``rank``.
+
+    Only ``eligible`` rows (default: all) and never ``exclude``; fewer rows when
+    fewer qualify. The same rows as sorting every qualifying row, found without
+    listing them: the ``depth``-th best value among evenly spaced qualifying
+    rows (real rows, so at most the true ``depth``-th best) is a floor, and only
+    the rows reaching it are ordered.
+    """
+    count = len(values)
+    if depth <= 0 or not count:
+        return np.zeros(0, dtype=np.int64)
+    stride = max(1, count // max(_SAMPLE, 16 * depth))
+    floor = 0.0
+    if stride > 1:
+        sample = values[::stride]
+        fit = sample > 0
+        if eligible is not None:
+            fit &= eligible[::stride]
+        if 0 <= exclude < count and exclude % stride == 0:
+            fit[exclude // stride] = False
+        chosen = sample[fit]
+        if len(chosen) >= depth:
+            floor = float(np.partition(chosen, len(chosen) - depth)[len(chosen) - depth])
+    keep = values >= floor if floor > 0 else values > 0
+    if eligible is not None:
+        keep &= eligible
+    if 0 <= exclude < count:
+        keep[exclude] = False
+    return top_rows(values, np.flatnonzero(keep).astype(np.int64), depth, rank)
 
 
 def top_rows(values: F64, candidates: I64, depth: int, rank: I64 | None = None) -> I64:
     """The ``depth`` candidates of highest value, best first, ties by ``rank`` (default: row).
 
-    Linear in the candidates: a partition finds the ``depth``-th value, and only
-    the candidates that reach it are sorted.
+    Linear in the candidates: a partition finds the ``depth``-th value; the
+    candidates above it and, of those equal to it, the ones of lowest rank
+    that are needed are sorted.
     """
     if depth <= 0 or not len(candidates):
         return np.zeros(0, dtype=np.int64)
+    ranks = candidates if rank is None else rank[candidates]
     chosen_values = values[candidates]
     if len(candidates) > depth:
         floor = -np.partition(-chosen_values, depth - 1)[depth - 1]
-        keep = chosen_values >= floor
-        candidates = candidates[keep]
-        chosen_values = chosen_values[keep]
-    ties = candidates if rank is None else rank[candidates]
-    ordered: I64 = candidates[np.lexsort((ties, -chosen_values))[:depth]]
+        above = np.flatnonzero(chosen_values > floor)
+        tied = np.flatnonzero(chosen_values == floor)
+        need = depth - len(above)
+        if len(tied) > need:
+            tied = tied[np.argpartition(ranks[tied], need - 1)[:need]]
+        keep = np.concatenate([above, tied])
+        candidates, chosen_values, ranks = candidates[keep], chosen_values[keep], ranks[keep]
+    ordered: I64 = candidates[np.lexsort((ranks, -chosen_values))]
     return ordered
 
 
 def relevance_model(
     scores: Sequence[float],
-    counts: Sequence[Mapping[int, float]],
+    terms: Sequence[I64],
+    counts: Sequence[F64],
     lengths: Sequence[float],
-) -> dict[int, float]:
-    """``P(w)`` over feedback rows: each row's term distribution, weighted by its score.
+) -> tuple[I64, F64, I64]:
+    """``P(w|R)`` over feedback rows: each row's term distribution, weighted by its score.
 
     Args:
         scores: Each feedback row's first-pass score (above zero).
-        counts: Each feedback row's term id -> weighted frequency.
-        lengths: Each feedback row's weighted length (the sum of its counts,
-            as the index measures it).
+        terms: Each feedback row's term ids (each once).
+        counts: Each feedback row's frequency of those terms.
+        lengths: Each feedback row's length (the sum of its counts, as the
+            index measures it).
 
     Returns:
-        Term id -> probability; the probabilities sum to 1 when every row has
-        a length and a score (empty when none has).
+        ``(terms, probabilities, holders)``: the terms in ascending id order,
+        their probabilities (summing to 1 when some row has a length and a
+        score) and in how many rows each occurs. A term's probability is summed
+        over the rows in the order given, so it never depends on term ids.
     """
-    total = float(sum(s for s, n in zip(scores, lengths, strict=True) if n > 0))
-    model: dict[int, float] = {}
-    if total <= 0:
-        return model
-    for score, row_counts, length in zip(scores, counts, lengths, strict=True):
-        if length <= 0:
-            continue
-        share = score / total / length
-        for term, tf in row_counts.items():
-            model[term] = model.get(term, 0.0) + share * tf
-    return model
+    kept = [i for i, (s, n) in enumerate(zip(scores, lengths, strict=True)) if n > 0 and s > 0]
+    total = math.fsum(scores[i] for i in kept)
+    if not kept or total <= 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64)
+    all_terms = np.concatenate([np.asarray(terms[i], dtype=np.int64) for i in kept])
+    shares = np.concatenate(
+        [np.asarray(counts[i], dtype=np.float64) * (scores[i] / total / lengths[i]) for i in kept]
+    )
+    present, inverse = np.unique(all_terms, return_inverse=True)
+    probabilities: F64 = np.bincount(inverse, weights=shares, minlength=len(present)).astype(
+        np.float64
+    )
+    holders = np.bincount(inverse, minlength=len(present)).astype(np.int64)
+    return present.astype(np.int64), probabilities, holders
 
 
-def _normalised(query: Mapping[int, float]) -> dict[int, float]:
-    total = sum(w for w in query.values() if w > 0)
-    return {t: w / total for t, w in query.items() if w > 0} if total > 0 else {}
-
-
-def rm3(
-    query: Mapping[int, float],
-    rows: Sequence[int],
-    scores: Sequence[float],
-    counts: Sequence[Mapping[int, float]],
-    lengths: Sequence[float],
+def divergent_terms(
+    terms: I64,
+    probabilities: F64,
+    collection: F64,
     *,
-    terms: int = EXPANSION_TERMS,
-    min_rows: int = MIN_TERM_ROWS,
-    original: float = ORIGINAL_WEIGHT,
+    count: int = EXPANSION_TERMS,
     names: Sequence[str] | None = None,
-) -> Expansion:
-    """Expand ``query`` by the relevance model of the feedback ``rows``.
+) -> list[tuple[int, float]]:
+    """The ``count`` terms adding most to the model's divergence from the collection.
+
+    ``P(w|R) * log(P(w|R) / P(w|C))`` per term; a term the feedback rows use no
+    more than the collection does (a score of zero or less) is never kept.
 
     Args:
-        query: The original query: term id -> weight (e.g. how often the term occurs).
-        rows: The feedback rows, best first (see :func:`feedback_rows`); empty
-            leaves the query as it is.
-        scores: Each feedback row's first-pass score.
-        counts: Each feedback row's term id -> weighted frequency.
-        lengths: Each feedback row's weighted length.
-        terms: How many expansion terms to keep at most.
-        min_rows: In how many feedback rows a kept term must occur.
-        original: λ, the original query's share of the result.
-        names: Term id -> name, to break ties between equally probable terms
-            by name (default: by id).
+        terms: The model's term ids.
+        probabilities: ``P(w|R)`` of each.
+        collection: ``P(w|C)`` of each (its share of every indexed word).
+        count: How many terms to keep at most.
+        names: Term id -> name, to break ties between equal scores by name
+            (default: by id).
 
     Returns:
-        The expanded query (weights summing to 1), its expansion terms and the
-        feedback rows.
+        ``(term, weight)`` pairs, highest first, the weights (each term's score
+        over the kept terms' total) summing to 1; empty when none qualifies.
     """
-    base = _normalised(query)
-    if not rows or not base:
-        return Expansion(query=base, terms=(), rows=tuple(int(r) for r in rows))
-    model = relevance_model(scores, counts, lengths)
-    holders: dict[int, list[int]] = {}
-    for row, row_counts in zip(rows, counts, strict=True):
-        for term, tf in row_counts.items():
-            if tf > 0:
-                holders.setdefault(term, []).append(int(row))
-    eligible = [t for t, p in model.items() if p > 0 and len(holders.get(t, ())) >= min_rows]
-
-    def order(term: int) -> tuple[float, str | int]:
-        return (-model[term], names[term] if names is not None else term)
-
-    kept = sorted(eligible, key=order)[: max(terms, 0)]
-    mass = sum(model[t] for t in kept)
-    if not kept or mass <= 0:
-        return Expansion(query=base, terms=(), rows=tuple(int(r) for r in rows))
-    expansion = tuple(ExpansionTerm(t, model[t] / mass, tuple(holders[t])) for t in kept)
-    expanded = {t: original * w for t, w in base.items()}
-    for item in expansion:
-        expanded[item.term] = expanded.get(item.term, 0.0) + (1.0 - original) * item.weight
-    return Expansion(query=expanded, terms=expansion, rows=tuple(int(r) for r in rows))
+    if count <= 0 or not len(terms):
+        return []
+    useful = (probabilities > collection) & (collection > 0)
+    if not useful.any():
+        return []
+    chosen = terms[useful]
+    p = probabilities[useful]
+    scores = p * np.log(p / collection[useful])
+    ties = [names[t] for t in chosen.tolist()] if names is not None else chosen.tolist()
+    order = sorted(range(len(chosen)), key=lambda i: (-float(scores[i]), ties[i]))[:count]
+    total = math.fsum(float(scores[i]) for i in order)
+    return [(int(chosen[i]), float(scores[i]) / total) for i in order]
 
 
 def expand(
-    query: Mapping[int, float],
     scores: F64,
-    counts_of: Mapping[int, Mapping[int, float]] | Sequence[Mapping[int, float]],
-    lengths: F64,
+    row_terms: Callable[[int], tuple[I64, F64]],
+    lengths: F64 | I64,
+    term_totals: F64,
+    total_length: float,
     *,
     exclude: int | None = None,
     rank: I64 | None = None,
     names: Sequence[str] | None = None,
+    depth: int = FEEDBACK_ROWS,
+    count: int = EXPANSION_TERMS,
 ) -> Expansion:
-    """RM3 with the defaults: :func:`feedback_rows` of the first pass, then :func:`rm3`.
+    """Feedback with the defaults: :func:`feedback_rows`, the model, :func:`divergent_terms`.
 
     Args:
-        query: The original query's weights.
-        scores: The first pass's BM25 score of every row for ``query``.
-        counts_of: Row -> its term id -> weighted frequency (only the feedback
-            rows are read).
-        lengths: Every row's weighted length.
+        scores: The first pass's score of every row.
+        row_terms: Row -> its term ids and their frequencies (only the
+            feedback rows are read).
+        lengths: Every row's length.
+        term_totals: Every term's frequency summed over the collection.
+        total_length: The collection's length (every indexed word).
         exclude: A row kept out of the feedback rows (``similar``'s exemplar).
         rank: Breaks ties between equal first-pass scores (see :func:`feedback_rows`).
-        names: Breaks ties between equally probable terms (see :func:`rm3`).
+        names: Breaks ties between equally divergent terms (see :func:`divergent_terms`).
+        depth: How many feedback rows.
+        count: How many expansion terms at most.
     """
-    rows = feedback_rows(scores, exclude=exclude, rank=rank)
-    chosen = [int(r) for r in rows]
-    return rm3(
-        query,
-        chosen,
-        [float(scores[r]) for r in chosen],
-        [counts_of[r] for r in chosen],
-        [float(lengths[r]) for r in chosen],
-        names=names,
+    rows = feedback_rows(scores, depth=depth, exclude=exclude, rank=rank).tolist()
+    if not rows or total_length <= 0:
+        return Expansion(terms=(), rows=tuple(rows))
+    read = [row_terms(r) for r in rows]
+    terms, probabilities, _ = relevance_model(
+        [float(scores[r]) for r in rows],
+        [t for t, _ in read],
+        [c for _, c in read],
+        [float(lengths[r]) for r in rows],
+    )
+    collection = term_totals[terms] / total_length
+    kept = divergent_terms(terms, probabilities, collection, count=count, names=names)
+    holders = [set(t.tolist()) for t, _ in read]
+    return Expansion(
+        terms=tuple(
+            ExpansionTerm(
+                term,
+                weight,
+                tuple(r for r, held in zip(rows, holders, strict=True) if term in held),
+            )
+            for term, weight in kept
+        ),
+        rows=tuple(rows),
     )
 
 

@@ -31,6 +31,7 @@ import numpy.typing as npt
 
 from semreport.domain import Decision, DecisionDomain, DecisionStatus, LinkKind, StoredRecord
 from semreport.search._analysis import Analyzer, Expansion, Token
+from semreport.search._propagation import Graph
 from semreport.search._text import WORDS
 
 __all__ = ["K1", "TITLE_WEIGHT", "B", "IndexSnapshot", "KeyedSets", "Vocabulary"]
@@ -184,7 +185,7 @@ class _Segment:
     fast path only for native index arrays and queries scatter-add postings.
     """
 
-    __slots__ = ("docs", "indptr", "start", "stop", "tfs")
+    __slots__ = ("_by_row", "_totals", "docs", "indptr", "start", "stop", "tfs")
 
     def __init__(self, start: int, stop: int, indptr: I64, docs: I32 | I64, tfs: F32) -> None:
         self.start = start
@@ -192,6 +193,8 @@ class _Segment:
         self.indptr = indptr
         self.docs: I64 = docs.astype(np.int64, copy=False)
         self.tfs: F32 = tfs.astype(np.float32, copy=False)
+        self._by_row: tuple[I64, I32] | None = None
+        self._totals: F64 | None = None
 
     def span(self, term: int) -> tuple[int, int]:
         """Where ``term``'s postings lie in :attr:`docs` (empty if the segment lacks it)."""
@@ -220,6 +223,31 @@ class _Segment:
 
     def coo(self) -> tuple[I32, I64, F32]:
         return self.terms(), self.docs, self.tfs
+
+    # -- row-major reads (relevance feedback, exemplars), built once per segment --------
+
+    def by_row(self) -> tuple[I64, I32]:
+        """Row-major access to the postings: ``(offsets, positions)``, built once.
+
+        Row ``start + i``'s postings are at ``positions[offsets[i]:offsets[i + 1]]``
+        of :attr:`docs` and :attr:`tfs`, in term order. Built on first use and kept
+        (a segment never changes).
+        """
+        if self._by_row is None:
+            size = self.stop - self.start
+            local = (self.docs - self.start).astype(np.int32)
+            offsets = np.zeros(size + 1, dtype=np.int64)
+            np.cumsum(np.bincount(local, minlength=size), out=offsets[1:])
+            self._by_row = (offsets, _stable_order(local, size).astype(np.int32))
+        return self._by_row
+
+    def term_totals(self) -> F64:
+        """Each term's frequency summed over the segment's rows (whole numbers, exact)."""
+        if self._totals is None:
+            running = np.zeros(len(self.tfs) + 1)
+            np.cumsum(self.tfs, dtype=np.float64, out=running[1:])
+            self._totals = running[self.indptr[1:]] - running[self.indptr[:-1]]
+        return self._totals
 
 
 _EMPTY_I32: Final[I32] = np.zeros(0, dtype=np.int32)
@@ -572,6 +600,7 @@ class IndexSnapshot:
         for sets in (self.facets, self.things, self.tags):
             sets.key_stats(size)
             sets.transpose(size)
+        self.build_relevance_columns()
         for name in self.attributes:
             self.attribute_values(name)
             self.scale(name)
@@ -668,6 +697,49 @@ class IndexSnapshot:
         for _ in range(TITLE_WEIGHT):
             counts.update(title)
         return dict(counts)
+
+    # -- relevance: row-major reads, corpus frequencies, the propagation graph ---------
+
+    def build_relevance_columns(self) -> None:
+        """Compute what feedback and propagation read (part of :meth:`build_columns`)."""
+        for segment in self.segments:
+            segment.by_row()
+        for name in ("term_totals", "propagation_graph"):
+            getattr(self, name)
+
+    def row_terms(self, row: int) -> tuple[I64, F64]:
+        """The terms ``row`` holds (ascending ids) and their frequencies (title words twice)."""
+        for segment in self.segments:
+            if segment.start <= row < segment.stop:
+                offsets, order = segment.by_row()
+                local = row - segment.start
+                positions = order[offsets[local] : offsets[local + 1]]
+                terms = np.searchsorted(segment.indptr, positions, side="right") - 1
+                return terms.astype(np.int64), segment.tfs[positions].astype(np.float64)
+        return np.zeros(0, dtype=np.int64), _EMPTY_F64
+
+    @functools.cached_property
+    def term_totals(self) -> F64:
+        """Each term's frequency summed over every decision (title words twice)."""
+        totals = np.zeros(len(self.vocab.term_names))
+        for segment in self.segments:
+            part = segment.term_totals()
+            totals[: len(part)] += part
+        return totals
+
+    @functools.cached_property
+    def propagation_graph(self) -> Graph:
+        """Links (both ways), shared elements and evidence: what the ``graph`` signal walks."""
+        links = self.neighbours
+        size = len(self.vocab.key_names)
+        return Graph.build(
+            links.indptr,
+            links.keys,
+            self.things.indptr,
+            self.things.keys,
+            size,
+            by_key=self.things.transpose(size),
+        )
 
     # -- derived columns --------------------------------------------------------------
 

@@ -440,7 +440,7 @@ class SearchResult:
         colours = dict(
             zip(
                 SIGNAL_NAMES,
-                ("#4c78a8", "#72b7b2", "#f58518", "#54a24b", "#b279a2", "#9d755d"),
+                ("#4c78a8", "#72b7b2", "#e45756", "#f58518", "#54a24b", "#b279a2", "#9d755d"),
                 strict=True,
             )
         )

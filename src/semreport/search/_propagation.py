@@ -1,64 +1,84 @@
-"""One step of score propagation over the decision graph, weighed by how well the graph agrees.
+"""One step of score propagation over the decision graph, weighed by how well it agrees.
 
-The graph signal stands in for a learned graph model without learning
-anything: a decision's graph value is the mean text value of its neighbours
-(links in both directions; ``similar``'s exemplar counts as 1, since it is
-the example itself). How much that value counts is decided per search, from
-the data, by the **agreement** between the text and the graph:
+The ``graph`` signal stands in for a learned graph model without learning
+anything. The **seed** is the request's text evidence: every decision's text
+value (``similar``'s stored exemplar counts 1, since it is the example
+itself). A decision's **graph value** is the expected seed one random step
+away, over its neighbours:
+
+- every decision it links to or that links to it (any link kind), each once;
+- every building element and evidence item it shares with other decisions;
+  an item stands for its *other* holders, so its value is their mean seed
+  (an item no other decision holds is no neighbour).
+
+``g(i)`` is the mean over ``i``'s neighbours of their values, in [0, 1]
+(0 without neighbours). No parameter: each neighbour counts once, whatever
+its kind. An inline exemplar (not stored) joins as one more node of value 1,
+linked to its link targets and holding its elements and evidence.
+
+How much the graph counts is decided per request, from the data, by its
+**agreement** with the text (:func:`agreement`):
 
 - take the text's top ``m`` rows (at most :data:`AGREEMENT_DEPTH`, the
-  exemplar excluded);
-- ``r`` is the Pearson correlation, over those rows, between a row's text
-  value and its neighbourhood mean;
+  exemplar excluded) that have a neighbour;
+- ``r`` is Pearson's correlation, over those rows, of a row's seed and its
+  graph value;
 - ``a = max(0, r - 2 / sqrt(m))``: a correlation within about two standard
   errors of zero counts as none, so links that carry no topical signal (say,
-  co-citation lists) give ``a = 0`` and leave the text ranking as it is;
-- the score is ``(v + a g) / (1 + a)``: in [0, 1] when ``v`` and ``g`` are,
-  and equal to the text value ``v`` when the graph does not agree.
+  co-citation lists, or random links) give ``a = 0`` and leave the text's
+  ranking as it is.
 
-Every function here takes plain arrays; :class:`Propagation` names, for any
-row, the neighbours that gave its graph share and how much each gave.
+The signal's value is ``a * g(i)``, at most ``a``.
+
+An item ``k`` with ``c`` holders passes row ``i`` the mean of its other
+holders' seeds, ``(S_k - s_i) / (c - 1)`` with ``S_k`` the summed seed of its
+holders, computed as ``S_k w_k - s_i w_k`` with ``w_k = 1 / (c - 1)``: per
+request one sum per item and one sum of ``S_k w_k`` per row, instead of one
+division per (row, item) pair. Seeds, ``w_k`` and ``S_k w_k`` are rounded to
+multiples of 2**-30 (:func:`quantise`) so that every sum over neighbours is
+exact: it does not depend on the order of its terms, which follows row and
+key ids, which follow the recording order.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Final
 
 import attrs
 import numpy as np
 import numpy.typing as npt
 
-from semreport.search._feedback import top_rows
+from semreport.search._feedback import best_rows
 
-__all__ = ["AGREEMENT_DEPTH", "Propagation", "agreement", "neighbourhood", "propagate"]
+__all__ = [
+    "AGREEMENT_DEPTH",
+    "QUANTUM",
+    "Contribution",
+    "Graph",
+    "Propagation",
+    "Spread",
+    "agreement",
+    "propagate",
+    "quantise",
+]
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
 
 AGREEMENT_DEPTH: Final = 1000
 """At most how many of the text's top rows the agreement is measured over."""
+QUANTUM: Final = 2.0**-30
+"""Seeds and item values are multiples of this, so that sums of them are exact."""
+_EMPTY: Final[I64] = np.zeros(0, dtype=np.int64)
 
 
-def neighbourhood(count: int, sources: I64, targets: I64) -> tuple[I64, I64]:
-    """The undirected graph of ``count`` rows from directed edges, in CSR form.
-
-    Each edge counts both ways; repeated edges and self-loops count once and
-    not at all, respectively.
-
-    Returns:
-        ``(indptr, indices)``: row ``i``'s neighbours are
-        ``indices[indptr[i]:indptr[i + 1]]``, ascending.
-    """
-    src = np.concatenate([sources, targets]).astype(np.int64)
-    dst = np.concatenate([targets, sources]).astype(np.int64)
-    keep = src != dst
-    keys = np.unique(src[keep] * max(count, 1) + dst[keep])
-    rows = keys // max(count, 1)
-    indices: I64 = (keys % max(count, 1)).astype(np.int64)
-    indptr = np.zeros(count + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=count), out=indptr[1:])
-    return indptr, indices
+def quantise(values: F64) -> F64:
+    """Round to multiples of :data:`QUANTUM` (values in [0, 1] stay in [0, 1])."""
+    result: F64 = np.round(values * (1.0 / QUANTUM)) * QUANTUM
+    return result
 
 
 def agreement(values: F64, graph: F64, rows: I64) -> tuple[float, float]:
@@ -77,101 +97,314 @@ def agreement(values: F64, graph: F64, rows: I64) -> tuple[float, float]:
     spread = math.sqrt(float(x @ x) * float(y @ y))
     if spread <= 0:
         return 0.0, 0.0
-    r = float(x @ y) / spread
+    r = max(-1.0, min(1.0, float(x @ y) / spread))
     return r, max(0.0, r - 2.0 / math.sqrt(m))
 
 
 @attrs.frozen(eq=False)
-class Propagation:
-    """The text values after one step of propagation, with the evidence of every row.
+class Graph:
+    """The graph one step walks, independent of any request (built with the index).
 
     Attributes:
-        values: Every row's score, ``(text + a * graph) / (1 + a)``, in [0, 1].
-        text: The text values propagated (as given).
-        graph: Every row's graph value: its neighbours' mean (0 without any).
-        correlation: ``r``, the agreement's correlation.
-        weight: ``a``, the graph's weight (0 when the graph does not agree).
-        depth: ``m``, how many top text rows the agreement was measured over.
-        indptr: The graph's row offsets (CSR).
-        indices: The graph's neighbours (CSR).
-        sources: Each row's value as a neighbour (the text value; 1 for the exemplar).
+        size: How many rows (decisions).
+        link_indptr: Row offsets of the links (CSR).
+        link_rows: Each row's linked rows (both directions, each once).
+        thing_indptr: Row offsets of the elements and evidence items (CSR).
+        thing_keys: Each row's element and evidence keys.
+        key_indptr: Key offsets of the holders (CSR over key ids).
+        key_rows: Each key's holders.
+        holders: Per key id, how many rows hold it.
+        shares: Per key id, ``1 / (holders - 1)`` rounded (0 for a key held once or never).
+        spread: Per row, its keys' summed shares.
+        degree: Per row, its neighbours: links and keys another row holds.
+        connected: Whether any row has a neighbour.
     """
 
-    values: F64
-    text: F64
-    graph: F64
+    size: int
+    link_indptr: I64
+    link_rows: I64
+    thing_indptr: I64
+    thing_keys: I64
+    key_indptr: I64
+    key_rows: I64
+    holders: I64
+    shares: F64
+    spread: F64
+    degree: F64
+    connected: bool
+
+    @classmethod
+    def build(
+        cls,
+        link_indptr: I64,
+        link_rows: I32 | I64,
+        thing_indptr: I64,
+        thing_keys: I32 | I64,
+        keys: int,
+        *,
+        by_key: tuple[I64, I32 | I64] | None = None,
+    ) -> Graph:
+        """The graph of CSR links and CSR items over ``keys`` key ids (the rest derived here).
+
+        ``by_key`` is the items' key-major form (offsets over the key ids, rows)
+        when the caller has it; else it is computed here.
+        """
+        size = len(link_indptr) - 1
+        thing_keys = thing_keys.astype(np.int64)
+        holders = np.bincount(thing_keys, minlength=keys).astype(np.int64)
+        shares = _shares(holders)
+        if by_key is None:
+            owners = np.repeat(np.arange(size, dtype=np.int64), np.diff(thing_indptr))
+            key_indptr = np.zeros(len(holders) + 1, dtype=np.int64)
+            np.cumsum(holders, out=key_indptr[1:])
+            key_rows = owners[np.argsort(thing_keys, kind="stable")]
+        else:
+            key_indptr, key_rows = by_key[0], by_key[1].astype(np.int64)
+        degree = np.diff(link_indptr).astype(np.float64)
+        degree += _row_sums((shares[thing_keys] > 0).astype(np.float64), thing_indptr)
+        return cls(
+            size=size,
+            link_indptr=link_indptr,
+            link_rows=link_rows.astype(np.int64),
+            thing_indptr=thing_indptr,
+            thing_keys=thing_keys,
+            key_indptr=key_indptr,
+            key_rows=key_rows,
+            holders=holders,
+            shares=shares,
+            spread=_row_sums(shares[thing_keys], thing_indptr),
+            degree=degree,
+            connected=bool(np.any(degree > 0)),
+        )
+
+
+def _shares(holders: I64) -> F64:
+    """``1 / (holders - 1)`` per key, rounded; 0 for a key with no other holder."""
+    return quantise(np.divide(1.0, holders - 1.0, out=np.zeros(len(holders)), where=holders > 1))
+
+
+def _row_sums(values: F64, indptr: I64) -> F64:
+    """Per CSR row, the sum of its entries' ``values`` (0 for an empty row), exactly.
+
+    The values are multiples of :data:`QUANTUM` at most 1 (or whole numbers), so
+    the running sum of up to ``2**22`` of them is exact, and so is every
+    difference of two running sums; longer inputs are summed per row.
+    """
+    rows = len(indptr) - 1
+    if len(values) > _RUNNING_UP_TO:
+        owners = np.repeat(np.arange(rows, dtype=np.int64), np.diff(indptr))
+        summed: F64 = np.bincount(owners, weights=values, minlength=rows).astype(np.float64)
+        return summed
+    running = np.zeros(len(values) + 1)
+    np.cumsum(values, out=running[1:])
+    sums: F64 = running[indptr[1:]] - running[indptr[:-1]]
+    return sums
+
+
+_RUNNING_UP_TO: Final = 1 << 22
+
+
+def _entries(indptr: I64, rows: I64) -> tuple[I64, I64]:
+    """Positions of every CSR entry of ``rows`` and the index (into ``rows``) of its row."""
+    starts = indptr[rows]
+    lengths = indptr[rows + 1] - starts
+    total = int(lengths.sum())
+    owners = np.repeat(np.arange(len(rows), dtype=np.int64), lengths)
+    if not total:
+        return _EMPTY, owners
+    positions = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
+    return positions, owners
+
+
+@attrs.frozen
+class Contribution:
+    """One neighbour's share of a row's graph value.
+
+    Attributes:
+        kind: ``link`` (a linked decision, or an inline exemplar) or ``thing`` (an
+            element or evidence item shared with other decisions).
+        node: The neighbour: a row or -1 for an inline exemplar (``link``), or a key id
+            (``thing``).
+        amount: Its share of ``g(row)``: its value over the row's neighbour count.
+    """
+
+    kind: str
+    node: int
+    amount: float
+
+
+class Propagation:
+    """One request's propagation: the seed, the items' sums, and graph values on demand.
+
+    Args:
+        graph: The project's graph.
+        sources: The rows that pass a value on (the seed is 0 elsewhere).
+        values: Their seeds, in [0, 1].
+        extra_rows: Rows an inline exemplar links to (it counts as a neighbour of value 1).
+        extra_keys: Keys an inline exemplar holds (it counts as one more holder of value 1).
+    """
+
+    def __init__(
+        self,
+        graph: Graph,
+        sources: I64,
+        values: F64,
+        *,
+        extra_rows: Sequence[int] = (),
+        extra_keys: Sequence[int] = (),
+    ) -> None:
+        self.graph = graph
+        seed = np.zeros(graph.size)
+        seed[sources] = quantise(np.clip(values, 0.0, 1.0))
+        self.seed: F64 = seed
+        self.extra_rows = np.unique(np.asarray(extra_rows, dtype=np.int64))
+        keys = np.unique(np.asarray(extra_keys, dtype=np.int64))
+        keys = keys[keys < len(graph.holders)]
+        self.extra_keys = keys
+        # Each key's summed seed, from the sources' keys only (exact: quantised values).
+        positions, owners = _entries(graph.thing_indptr, sources)
+        sums = np.bincount(
+            graph.thing_keys[positions],
+            weights=seed[sources][owners],
+            minlength=len(graph.holders),
+        ).astype(np.float64)
+        shares, spread, degree = graph.shares, graph.spread, graph.degree
+        if len(keys) or len(self.extra_rows):
+            sums[keys] += 1.0
+            holders = graph.holders.copy()
+            holders[keys] += 1
+            shares = _shares(holders)
+            degree = degree.copy()
+            degree[self.extra_rows] += 1.0
+            touched = np.unique(
+                np.concatenate(
+                    [graph.key_rows[graph.key_indptr[k] : graph.key_indptr[k + 1]] for k in keys]
+                    or [_EMPTY]
+                )
+            )
+            if len(touched):
+                positions, owners = _entries(graph.thing_indptr, touched)
+                held = shares[graph.thing_keys[positions]]
+                spread = spread.copy()
+                spread[touched] = np.bincount(owners, weights=held, minlength=len(touched))
+                degree[touched] = (
+                    np.diff(graph.link_indptr)[touched]
+                    + np.bincount(owners, weights=held > 0, minlength=len(touched))
+                    + np.isin(touched, self.extra_rows)
+                )
+        self.shares: F64 = shares
+        self.spread: F64 = spread
+        self.degree: F64 = degree
+        # What each item passes on before its own holder's seed is taken out: S_k w_k.
+        self.passed: F64 = quantise(sums * shares)
+
+    def _finish(self, links: F64, items: F64, rows: I64 | None) -> tuple[F64, F64]:
+        seed = self.seed if rows is None else self.seed[rows]
+        spread = self.spread if rows is None else self.spread[rows]
+        degree = self.degree if rows is None else self.degree[rows]
+        total = links + items - seed * spread
+        g = np.divide(total, degree, out=np.zeros(len(total)), where=degree > 0)
+        return np.clip(g, 0.0, 1.0), degree
+
+    def values(self, rows: I64) -> tuple[F64, F64]:
+        """``(g, neighbours)`` of ``rows``: graph values in [0, 1] and neighbour counts."""
+        graph = self.graph
+        count = len(rows)
+        positions, owners = _entries(graph.link_indptr, rows)
+        links: F64 = np.bincount(
+            owners, weights=self.seed[graph.link_rows[positions]], minlength=count
+        ).astype(np.float64)
+        if len(self.extra_rows):
+            links += np.isin(rows, self.extra_rows)
+        positions, owners = _entries(graph.thing_indptr, rows)
+        items: F64 = np.bincount(
+            owners, weights=self.passed[graph.thing_keys[positions]], minlength=count
+        ).astype(np.float64)
+        return self._finish(links, items, rows)
+
+    def dense(self) -> tuple[F64, F64]:
+        """``(g, neighbours)`` of every row."""
+        graph = self.graph
+        links = _row_sums(self.seed[graph.link_rows], graph.link_indptr)
+        if len(self.extra_rows):
+            links[self.extra_rows] += 1.0
+        items = _row_sums(self.passed[graph.thing_keys], graph.thing_indptr)
+        return self._finish(links, items, None)
+
+    def contributions(self, row: int) -> list[Contribution]:
+        """Every neighbour of ``row`` that passed a value above zero, and its share of ``g``."""
+        graph = self.graph
+        degree = float(self.degree[row])
+        if degree <= 0:
+            return []
+        seed = float(self.seed[row])
+        links = graph.link_rows[graph.link_indptr[row] : graph.link_indptr[row + 1]].tolist()
+        keys = graph.thing_keys[graph.thing_indptr[row] : graph.thing_indptr[row + 1]].tolist()
+        out = [Contribution("link", n, float(self.seed[n]) / degree) for n in links]
+        if len(self.extra_rows) and row in set(self.extra_rows.tolist()):
+            out.append(Contribution("link", -1, 1.0 / degree))
+        for key in keys:
+            share = float(self.shares[key])
+            if share > 0:
+                out.append(Contribution("thing", key, (self.passed[key] - seed * share) / degree))
+        return [c for c in out if c.amount > 0]
+
+
+@attrs.frozen(eq=False)
+class Spread:
+    """A request's propagation with its agreement.
+
+    Attributes:
+        propagation: The graph values (``a`` not applied).
+        correlation: ``r``.
+        weight: ``a``, what the graph counts (0: nothing).
+        rows: ``m``, the text's top rows with neighbours the agreement was measured over
+            (they, and a stored exemplar, are the sources).
+    """
+
+    propagation: Propagation
     correlation: float
     weight: float
-    depth: int
-    indptr: I64
-    indices: I64
-    sources: F64
-
-    def neighbours(self, row: int) -> tuple[tuple[int, float], ...]:
-        """What each neighbour added to ``row``'s score: ``(neighbour, amount)``, most first.
-
-        The amounts add up to the graph's share of the score,
-        ``a * graph[row] / (1 + a)``; neighbours that added nothing are left out.
-        """
-        lo, hi = int(self.indptr[row]), int(self.indptr[row + 1])
-        if hi == lo or self.weight <= 0:
-            return ()
-        scale = self.weight / (1.0 + self.weight) / (hi - lo)
-        pairs = [
-            (int(n), float(self.sources[n]) * scale)
-            for n in self.indices[lo:hi]
-            if self.sources[n] > 0
-        ]
-        return tuple(sorted(pairs, key=lambda p: (-p[1], p[0])))
-
-    def text_share(self, row: int) -> float:
-        """The text's share of ``row``'s score, ``text[row] / (1 + a)``."""
-        return float(self.text[row]) / (1.0 + self.weight)
+    rows: int
 
 
 def propagate(
-    values: F64,
-    indptr: I64,
-    indices: I64,
+    graph: Graph,
+    text: F64,
     *,
-    exemplar: int | None = None,
-    depth: int = AGREEMENT_DEPTH,
+    exemplar: int = -1,
     rank: I64 | None = None,
-) -> Propagation:
-    """Propagate text ``values`` one step over the graph, weighted by the agreement.
+    extra_rows: Sequence[int] = (),
+    extra_keys: Sequence[int] = (),
+) -> Spread:
+    """Propagate the text's top rows one step and weigh the graph by its agreement.
+
+    The sources are the text's :data:`AGREEMENT_DEPTH` best rows that have a
+    neighbour (``exemplar`` excluded), each passing on its text value, and a
+    stored exemplar passing on 1. With no text at all (no row above zero) there
+    is nothing to disagree with: ``a = 1``.
 
     Args:
-        values: Every row's text value, in [0, 1].
-        indptr: The undirected graph's row offsets (see :func:`neighbourhood`).
-        indices: The undirected graph's neighbours.
-        exemplar: ``similar``'s exemplar: as a neighbour it counts 1, and it is
-            not among the rows the agreement is measured over.
-        depth: At most how many top text rows measure the agreement.
-        rank: Breaks ties between equal text values when choosing those rows,
-            lower first (default: the row number).
+        graph: The project's graph.
+        text: Every row's text value in [0, 1].
+        exemplar: ``similar``'s stored exemplar row, else -1.
+        rank: Breaks ties between equal text values (lower first).
+        extra_rows: Rows an inline exemplar links to.
+        extra_keys: Keys an inline exemplar holds.
     """
-    count = len(values)
-    sources = values.astype(np.float64, copy=True)
-    if exemplar is not None:
-        sources[exemplar] = 1.0
-    degree = np.diff(indptr)
-    owners = np.repeat(np.arange(count, dtype=np.int64), degree)
-    sums = np.bincount(owners, weights=sources[indices], minlength=count)
-    graph = np.divide(sums, degree, out=np.zeros(count), where=degree > 0)
-    candidates = np.flatnonzero(values > 0).astype(np.int64)
-    if exemplar is not None:
-        candidates = candidates[candidates != exemplar]
-    top = top_rows(values, candidates, depth, rank)
-    r, a = agreement(values, graph, top)
-    combined: F64 = (values + a * graph) / (1.0 + a)
-    return Propagation(
-        values=combined,
-        text=values,
-        graph=graph,
-        correlation=r,
-        weight=a,
-        depth=len(top),
-        indptr=indptr,
-        indices=indices,
-        sources=sources,
-    )
+    top = best_rows(text, AGREEMENT_DEPTH, exclude=exemplar, eligible=graph.degree > 0, rank=rank)
+    sources, values = top, text[top]
+    if 0 <= exemplar < len(text):
+        sources = np.append(top, exemplar)
+        values = np.append(values, 1.0)
+    propagation = Propagation(graph, sources, values, extra_rows=extra_rows, extra_keys=extra_keys)
+    if not len(top) and not _any_text(text, exemplar):
+        return Spread(propagation, 0.0, 1.0, 0)
+    r, a = agreement(text[top], propagation.values(top)[0], np.arange(len(top), dtype=np.int64))
+    return Spread(propagation, r, a, len(top))
+
+
+def _any_text(text: F64, exemplar: int) -> bool:
+    """Whether a row other than ``exemplar`` has a text value above zero."""
+    found = np.flatnonzero(text > 0)
+    return bool(len(found) > 1 or (len(found) == 1 and int(found[0]) != exemplar))

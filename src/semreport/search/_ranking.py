@@ -151,29 +151,39 @@ def pruned(
 
 
 def text_only(
-    snap: IndexSnapshot, signal: Weighted, mask: Bool | None, demote: bool, k: int
+    snap: IndexSnapshot, signals: Sequence[Weighted], mask: Bool | None, demote: bool, k: int
 ) -> tuple[I64, F64] | None:
-    """The ``k`` best rows for BM25 alone, dividing by the bound only for the candidates.
+    """The ``k`` best rows when every active signal is BM25, dividing only the candidates.
 
-    ``raw * demotion`` orders rows as the score does (the bound is one positive
-    constant), up to rounding, which a margin on the floor covers. The floor
-    comes from a sample of ``raw * demotion``; since demotion never raises a
-    score, every row that can reach it has ``raw`` at least the floor, so the
-    candidates are taken from ``raw`` without demoting the whole project.
+    One signal (text): ``raw * demotion`` orders rows as the score does (the
+    bound is one positive constant). Several (text and feedback, or terms and
+    feedback): ``sum(weight / bound * raw)`` orders them as the score does, up
+    to rounding. A margin on the floor covers the rounding either way. The
+    floor comes from a sample of that sum times the demotion; since demotion
+    never raises a score, every row that can reach it has an undemoted sum at
+    least the floor, so the candidates are taken without demoting the whole
+    project, and their exact scores are computed as :func:`exact` does.
+    Returns ``None`` when some active signal is not BM25.
     """
-    bm25 = signal.prepared
-    if signal.weight != 1.0 or not isinstance(bm25, Bm25) or bm25.scale <= 0:
+    states = [signal.prepared for signal in signals]
+    if not states or not all(isinstance(p, Bm25) and p.scale > 0 for p in states):
         return None
-    raw = bm25.raw
-    floor = sampled_floor(raw, mask, k, snap.demotion if demote else None) * (1.0 - 1e-9)
+    bm25 = [p for p in states if isinstance(p, Bm25)]
+    if len(signals) == 1 and signals[0].weight == 1.0:
+        combined = bm25[0].raw
+    else:
+        combined = np.zeros(snap.n)
+        for signal, state in zip(signals, bm25, strict=True):
+            combined += (signal.weight / state.scale) * state.raw
+    floor = sampled_floor(combined, mask, k, snap.demotion if demote else None) * (1.0 - 1e-9)
     if floor <= 0:
         return None
-    candidates = np.flatnonzero(raw >= floor)
+    candidates = np.flatnonzero(combined >= floor)
     if mask is not None:
         candidates = candidates[mask[candidates]]
     if len(candidates) < k:
         return None
-    scores = exact([signal], snap.demotion if demote else None, candidates)
+    scores = exact(signals, snap.demotion if demote else None, candidates)
     return best_of(snap, candidates, scores, k)
 
 

@@ -60,12 +60,12 @@ from semreport.search._ranking import (
     top,
 )
 from semreport.search._warnings import SearchWarning, unknown_names
-from semreport.search.signals import SIGNALS, Prepared, Query
+from semreport.search.signals import SIGNALS, Prepared, Query, prepare_active
 from semreport.wire import to_wire
 
 __all__ = ["FIND_WEIGHTS", "HEURISTIC_VERSION", "SIMILAR_WEIGHTS", "HeuristicScorer"]
 
-HEURISTIC_VERSION: Final = "2.0"
+HEURISTIC_VERSION: Final = "3.0"
 """The heuristic's version; it changes whenever the same records could rank differently."""
 
 FIND_WEIGHTS: Final = FrozenDict({s.name: s.find_weight for s in SIGNALS})
@@ -403,11 +403,7 @@ def _match(
 ) -> _Ranked:
     """The active signals with their effective weights, and the matches."""
     snap = query.snap
-    chosen = [
-        (signal, signal.prepare(query))
-        for signal in SIGNALS
-        if weights[signal.name] > 0 and signal.active(query)
-    ]
+    chosen = prepare_active(query, weights)
     total_weight = math.fsum(weights[signal.name] for signal, _ in chosen)
     active = tuple(
         Weighted(signal.name, prepared, weights[signal.name] / total_weight)
@@ -479,11 +475,9 @@ def _rank(
         order = np.argsort(rank[rows], kind="stable")[:k]
         return rows[order], np.zeros(len(order))
     if state is None and snap.n >= PRUNE_FROM:
-        found = (
-            text_only(snap, active[0], match, ranked.demote, k)
-            if len(active) == 1
-            else pruned(snap, active, match, ranked.demote, k)
-        )
+        found = text_only(snap, active, match, ranked.demote, k)
+        if found is None:
+            found = pruned(snap, active, match, ranked.demote, k)
         if found is not None:
             return found
     # Scores are computed only for the matches (the same arithmetic per row either way).

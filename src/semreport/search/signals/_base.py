@@ -23,7 +23,7 @@ from semreport.search._index import F64, I64, Bool, IndexSnapshot
 if TYPE_CHECKING:
     from semreport.search._models import PartialDecision
 
-__all__ = ["Evidence", "Prepared", "Query", "Signal", "freeze"]
+__all__ = ["Evidence", "Prepared", "Prior", "Query", "Signal", "freeze"]
 
 Evidence = FrozenDict[str, JsonValue]
 """What a signal says about one row: matched terms, shared values, deltas..."""
@@ -73,10 +73,15 @@ class Prepared(abc.ABC):
         lead: Whether the values are computed for every row up front (the pruning
             ranks the lead signals densely and bounds the others by :attr:`bound`).
         bound: An upper bound of every normalised value (at most 1).
+        idle: Whether the state found nothing to add for this request (every value
+            is 0: feedback skipped on a weak first pass, a graph that does not
+            agree with the text); the scorer then leaves the signal out, so that
+            its weight does not dilute the others'.
     """
 
     lead: bool = False
     bound: float = 1.0
+    idle: bool = False
 
     def __init__(self) -> None:
         self._dense: F64 | None = None
@@ -143,6 +148,16 @@ class Signal(abc.ABC):
     def prepare(self, query: Query) -> Prepared:
         """The signal's state for an active request."""
 
+    def prepare_after(self, query: Query, earlier: Sequence[Prior]) -> Prepared:
+        """The state, given the states of the signals prepared before it (registry order).
+
+        A signal that builds on another's values (``feedback`` on the first pass
+        of ``text`` or ``terms``, ``graph`` on the text evidence) reads them here
+        instead of computing them again; by default, :meth:`prepare`. Given the
+        same request, both give the same values.
+        """
+        return self.prepare(query)
+
     def selects(self, query: Query) -> bool:
         """Whether a positive value makes a decision a match (``False``: the signal only orders).
 
@@ -157,6 +172,23 @@ class Signal(abc.ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
+
+
+@attrs.frozen
+class Prior:
+    """A signal prepared earlier in the same request, as a later signal sees it.
+
+    Attributes:
+        name: The signal's name.
+        kind: The signal's kind (``text``, ``facet``...).
+        prepared: Its state.
+        weight: Its weight in the request (before the active weights are scaled to 1).
+    """
+
+    name: str
+    kind: str
+    prepared: Prepared
+    weight: float
 
 
 def freeze(data: Mapping[str, object]) -> Evidence:

@@ -1,4 +1,4 @@
-"""``graph``: shared links, elements and evidence (similar), or connectedness (find)."""
+"""``graph``: the text evidence propagated one step over the decision graph, if it agrees."""
 
 from __future__ import annotations
 
@@ -8,17 +8,22 @@ from typing import Final
 import numpy as np
 
 from semreport.search._index import F64, I64, IndexSnapshot
-from semreport.search.signals._base import Evidence, Prepared, Query, Signal, freeze
-from semreport.search.signals.facets import key_codes, own_weight, shared_weight
+from semreport.search._propagation import AGREEMENT_DEPTH, Propagation, propagate
+from semreport.search.signals._base import Evidence, Prepared, Prior, Query, Signal, freeze
+from semreport.search.signals.facets import key_codes
+from semreport.search.signals.terms import TermsSignal
+from semreport.search.signals.text import TextSignal
 
-__all__ = ["GRAPH_HALF", "GraphSignal"]
+__all__ = ["GRAPH_HALF", "NAMED_NEIGHBOURS", "GraphSignal"]
 
 GRAPH_HALF: Final = 3.0
-"""In ``find``, a decision with this many links, elements and evidence items scores 0.5."""
+"""In a ``find`` without text, a decision with this many links, elements and evidence scores 0.5."""
+NAMED_NEIGHBOURS: Final = 10
+"""At most how many neighbours an explanation names (the rest are summed up)."""
 
 
 class Connectedness(Prepared):
-    """``d / (d + GRAPH_HALF)`` with ``d`` = links + elements + evidence (find)."""
+    """``d / (d + GRAPH_HALF)`` with ``d`` = links + elements + evidence (find without text)."""
 
     def __init__(self, snap: IndexSnapshot) -> None:
         super().__init__()
@@ -46,126 +51,163 @@ class Connectedness(Prepared):
         ]
 
 
-class Overlap(Prepared):
-    """IDF-weighted Jaccard overlap of linked decisions, elements and evidence (similar)."""
+class Propagated(Prepared):
+    """``a * g(row)``: the graph value scaled by the graph's agreement with the text.
 
-    lead = True
+    Values are computed for the rows asked (a row's value reads only its own
+    neighbours), so the pruning bounds the signal by ``a`` instead of
+    computing every row. Idle when ``a`` is 0.
+    """
 
-    def __init__(self, snap: IndexSnapshot, keys: list[int], nodes: I64) -> None:
+    def __init__(
+        self,
+        snap: IndexSnapshot,
+        propagation: Propagation,
+        *,
+        correlation: float,
+        weight: float,
+        rows: int,
+    ) -> None:
         super().__init__()
         self.snap = snap
-        self.keys = frozenset(keys)
-        self.nodes = frozenset(nodes.tolist())
-        sets = snap.things
-        shared = shared_weight(snap, sets, keys)[0]
-        own = own_weight(snap, sets, keys)
-        node_weights, node_totals = snap.node_stats
-        if len(nodes):
-            nb = snap.neighbours
-            parts = [nb.of(int(y)) for y in nodes]
-            members = np.concatenate([*parts, nodes.astype(np.int32)])
-            member_weights = np.concatenate(
-                [np.repeat(node_weights[nodes], [len(p) for p in parts]), node_weights[nodes]]
-            )
-            np.add.at(shared, members, member_weights)  # exact: quantised weights
-            own += float(node_weights[nodes].sum())
-        totals = snap.key_totals(sets) + node_totals
-        holders = np.flatnonzero(shared)
-        normalised = np.zeros(snap.n)
-        if len(holders):
-            part = shared[holders]
-            union = own + totals[holders] - part
-            normalised[holders] = np.minimum(part / np.maximum(union, part), 1.0)
-        self._normalised = normalised
-        self.raw = shared
+        self.propagation = propagation
+        self.correlation = correlation
+        self.weight = weight
+        self.rows = rows
+        self.bound = weight
+        self.idle = weight <= 0
 
     def size(self) -> int:
         return self.snap.n
 
-    def compute_dense(self) -> F64:
-        return self._normalised
-
     def values(self, rows: I64) -> tuple[F64, F64]:
-        return self._normalised[rows], self.raw[rows]
+        g = self.propagation.values(rows)[0]
+        return self.weight * g, g
+
+    def compute_dense(self) -> F64:
+        result: F64 = self.weight * self.propagation.dense()[0]
+        return result
 
     def explain(self, rows: Sequence[int]) -> list[Evidence]:
+        """The agreement, and per row the neighbours that gave most (their share of the value)."""
         snap = self.snap
         names = snap.vocab.key_names
+        agreement = {"correlation": self.correlation, "weight": self.weight, "rows": self.rows}
         out = []
         for row in rows:
-            neighbours = set(snap.neighbours.of(row).tolist())
-            shared = sorted(names[k] for k in self.keys.intersection(snap.things.of(row).tolist()))
-            out.append(
-                freeze(
-                    {
-                        "shared_elements": [
-                            s.removeprefix("element:") for s in shared if s.startswith("element:")
-                        ],
-                        "shared_evidence": [
-                            s.removeprefix("evidence:") for s in shared if s.startswith("evidence:")
-                        ],
-                        "shared_neighbours": sorted(
-                            snap.ids[y] for y in self.nodes.intersection(neighbours)
-                        ),
-                        "linked": row in self.nodes,
-                    }
-                )
-            )
+            named: list[tuple[float, str, str]] = []
+            for item in self.propagation.contributions(row):
+                amount = self.weight * item.amount
+                if item.kind == "link":
+                    node = "exemplar" if item.node < 0 else snap.ids[item.node]
+                    named.append((amount, "linked", node))
+                else:
+                    kind, _, value = names[item.node].partition(":")
+                    named.append((amount, "elements" if kind == "element" else "evidence", value))
+            named.sort(key=lambda entry: (-entry[0], entry[1], entry[2]))
+            groups: dict[str, dict[str, float]] = {"linked": {}, "elements": {}, "evidence": {}}
+            for amount, group, node in named[:NAMED_NEIGHBOURS]:
+                groups[group][node] = amount
+            evidence: dict[str, object] = {"agreement": agreement, **groups}
+            rest = named[NAMED_NEIGHBOURS:]
+            if rest:
+                evidence["others"] = {"count": len(rest), "amount": sum(e[0] for e in rest)}
+            out.append(freeze(evidence))
         return out
 
 
 class GraphSignal(Signal):
-    """Links, elements and evidence."""
+    """The request's text evidence, propagated one step over links, elements and evidence."""
 
     name = "graph"
     kind = "graph"
     description = (
-        "similar: IDF-weighted Jaccard overlap of linked decisions (either direction, the "
-        "exemplar itself included), building elements and evidence. find: connectedness "
-        f"d / (d + {GRAPH_HALF:g}) with d = links + elements + evidence; it orders the matches "
-        "and selects none."
+        "One step of propagation: a decision's graph value g is the mean text value of its "
+        "neighbours (decisions it links to or that link to it, and the elements and evidence "
+        "it shares, each standing for its other holders' mean; the stored exemplar counts 1). "
+        "The value is a * g, a = max(0, r - 2 / sqrt(m)) with r the correlation of text and "
+        f"graph values over the text's top m (at most {AGREEMENT_DEPTH}) decisions with "
+        "neighbours: a graph that does not agree with the text counts nothing. With no text to "
+        "agree with (an exemplar without text) a = 1. find without text: connectedness "
+        f"d / (d + {GRAPH_HALF:g}) with d = links + elements + evidence, ordering the matches."
     )
-    needs = "an exemplar (similar), or a weight > 0 (find)"
+    needs = "links, elements or evidence; in find a graph weight > 0"
     find_weight = 0.0
-    similar_weight = 0.5
+    similar_weight = 2.0
 
     def active(self, query: Query) -> bool:
         """Whether the request activates the signal."""
         if query.mode == "find":
             return True
-        return bool(_thing_keys(query)) or bool(len(_node_set(query)))
+        if query.snap.propagation_graph.connected:
+            return True
+        return bool(_inline_links(query)) or bool(_inline_keys(query))
 
     def selects(self, query: Query) -> bool:
-        """Whether a positive value makes a match."""
+        """Whether a positive value makes a match (in similar only)."""
         return query.mode == "similar"
 
     def prepare(self, query: Query) -> Prepared:
-        """The signal's state for the request."""
-        if query.mode == "find":
-            return Connectedness(query.snap)
-        return Overlap(query.snap, _thing_keys(query), _node_set(query))
+        """The state, computing the text evidence itself."""
+        return self.prepare_after(query, ())
+
+    def prepare_after(self, query: Query, earlier: Sequence[Prior]) -> Prepared:
+        """The state, propagating the text signals prepared before it (weighted as requested)."""
+        snap = query.snap
+        if query.mode == "find" and not query.text.strip():
+            return Connectedness(snap)
+        row = query.exemplar_row
+        spread = propagate(
+            snap.propagation_graph,
+            _text_evidence(query, earlier),
+            exemplar=row,
+            rank=snap.id_rank,
+            extra_rows=_inline_links(query),
+            extra_keys=_inline_keys(query),
+        )
+        return Propagated(
+            snap,
+            spread.propagation,
+            correlation=spread.correlation,
+            weight=spread.weight,
+            rows=spread.rows,
+        )
 
     def coverage(self, snap: IndexSnapshot) -> float:
         """The share of decisions that carry the signal."""
         return float(np.count_nonzero(snap.degree)) / max(snap.n, 1)
 
 
-def _thing_keys(query: Query) -> list[int]:
+def _text_evidence(query: Query, earlier: Sequence[Prior]) -> F64:
+    """The text signals' values, weighted as in the request (plain BM25 when none was prepared)."""
+    texts = [p for p in earlier if p.kind == "text" and p.weight > 0]
+    snap = query.snap
+    if not texts:
+        signal = TextSignal() if query.mode == "find" else TermsSignal()
+        if not signal.active(query):
+            return np.zeros(snap.n)
+        return signal.prepare(query).dense()
+    total = sum(p.weight for p in texts)
+    combined = np.multiply(texts[0].prepared.dense(), texts[0].weight / total)
+    for prior in texts[1:]:
+        combined += (prior.weight / total) * prior.prepared.dense()
+    return combined  # a weighted mean of values in [0, 1] (the propagation clips the seed)
+
+
+def _inline_links(query: Query) -> list[int]:
+    """Rows an inline exemplar links to (a stored exemplar's links are in the graph)."""
+    if query.exemplar is None or query.exemplar_row >= 0:
+        return []
+    snap = query.snap
+    targets = (snap.row_of.get(link.target, -1) for link in query.exemplar.links)
+    return sorted({t for t in targets if 0 <= t < snap.n})
+
+
+def _inline_keys(query: Query) -> list[int]:
+    """Element and evidence keys of an inline exemplar."""
     decision = query.exemplar
-    if decision is None:
+    if decision is None or query.exemplar_row >= 0:
         return []
     names = [f"element:{e}" for e in sorted(decision.elements)]
     names += sorted({f"evidence:{ev.kind.value}:{ev.ref}" for ev in decision.evidence})
     return key_codes(query.snap, names)
-
-
-def _node_set(query: Query) -> I64:
-    snap = query.snap
-    row = query.exemplar_row
-    if row >= 0:
-        own = snap.neighbours.of(row).astype(np.int64)
-        return np.union1d(own, [row]).astype(np.int64)
-    decision = query.exemplar
-    links = decision.links if decision is not None else ()
-    targets = [snap.row_of.get(link.target, -1) for link in links]
-    return np.unique(np.array([t for t in targets if 0 <= t < snap.n], dtype=np.int64))

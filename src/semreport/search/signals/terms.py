@@ -1,14 +1,14 @@
-"""``terms``: MoreLikeThis over the exemplar's most distinctive terms (similar)."""
+"""``terms``: the exemplar's own terms, weighted by their BM25 impact in it (similar)."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from semreport.domain import Decision
+from semreport.search._feedback import exemplar_weights
 from semreport.search._index import TITLE_WEIGHT, IndexSnapshot
 from semreport.search.signals._base import Query, Signal
 from semreport.search.signals.text import Bm25
@@ -16,21 +16,19 @@ from semreport.search.signals.text import Bm25
 if TYPE_CHECKING:
     from semreport.search._models import PartialDecision
 
-__all__ = ["MLT_MAX_TERMS", "TermsSignal"]
-
-MLT_MAX_TERMS: Final = 25
-"""The most distinctive exemplar terms ``terms`` queries with (MoreLikeThis)."""
+__all__ = ["TermsSignal", "exemplar_counts", "exemplar_query"]
 
 
 class TermsSignal(Signal):
-    """The exemplar's distinctive terms, boosted and ranked with BM25."""
+    """The exemplar's terms, each weighted by what it gives the exemplar's own BM25 score."""
 
     name = "terms"
     kind = "text"
     description = (
-        f"MoreLikeThis: the exemplar's {MLT_MAX_TERMS} most distinctive terms (tf x idf, held by "
-        "at least one other decision), boosted by distinctiveness, ranked with BM25 and "
-        "normalised by their upper bound."
+        "The exemplar as a query: every term of its text that another decision holds, "
+        "weighted by its BM25 impact in the exemplar (idf once, term frequency saturated with "
+        f"k1 1.5, b 0.75; title words count {TITLE_WEIGHT}x, as in find), ranked with BM25 "
+        "and normalised by the query's upper bound."
     )
     needs = "an exemplar with text"
     find_weight = 0.0
@@ -38,59 +36,63 @@ class TermsSignal(Signal):
 
     def active(self, query: Query) -> bool:
         """Whether the request activates the signal."""
-        return query.mode == "similar" and bool(self._selected(query))
+        return query.mode == "similar" and bool(exemplar_query(query))
 
     def prepare(self, query: Query) -> Bm25:
         """The signal's state for the request."""
         snap = query.snap
-        selected = self._selected(query)
+        weights = exemplar_query(query)
         names = snap.vocab.term_names
-        return Bm25(snap, selected, {tid: names[tid] for tid in selected})
+        return Bm25(snap, weights, {tid: names[tid] for tid in weights})
 
     def coverage(self, snap: IndexSnapshot) -> float:
         """The share of decisions that carry the signal."""
         return float(np.count_nonzero(snap.doc_len)) / max(snap.n, 1)
 
-    @staticmethod
-    def _selected(query: Query) -> dict[int, float]:
-        snap = query.snap
-        if query.exemplar is None:
-            return {}
-        if isinstance(query.exemplar, Decision):
-            counts = snap.term_counts(query.exemplar)
-        else:
-            counts = _partial_counts(snap, query.exemplar)
-        return mlt_terms(snap, counts, own=query.exemplar_row >= 0)
+
+def exemplar_counts(query: Query) -> tuple[dict[int, float], float]:
+    """The exemplar's known terms with their frequencies, and its length (title words twice).
+
+    A stored exemplar is read from the index; an inline one is analysed here,
+    its length counting every term, known to the index or not.
+    """
+    snap = query.snap
+    exemplar = query.exemplar
+    if exemplar is None:
+        return {}, 0.0
+    row = query.exemplar_row
+    if 0 <= row < snap.n:
+        terms, counts = snap.row_terms(row)
+        return dict(zip(terms.tolist(), counts.tolist(), strict=True)), float(snap.doc_len[row])
+    return _text_counts(snap, exemplar)
 
 
-def _partial_counts(snap: IndexSnapshot, decision: PartialDecision) -> dict[int, float]:
+def _text_counts(
+    snap: IndexSnapshot, decision: Decision | PartialDecision
+) -> tuple[dict[int, float], float]:
     vocab = snap.vocab
-    counts: Counter[int] = Counter(
-        vocab.lookup_terms(f"{decision.statement}\n{decision.rationale}")
-    )
+    tokenizer = vocab.tokenizer
+    body = f"{decision.statement}\n{decision.rationale}"
+    counts: Counter[int] = Counter(vocab.lookup_terms(body))
     title = vocab.lookup_terms(decision.title)
     for _ in range(TITLE_WEIGHT):
         counts.update(title)
-    return {k: float(v) for k, v in counts.items()}
+    length = len(tokenizer.terms(body)) + TITLE_WEIGHT * len(tokenizer.terms(decision.title))
+    return {k: float(v) for k, v in counts.items()}, float(length)
 
 
-def mlt_terms(snap: IndexSnapshot, counts: Mapping[int, float], *, own: bool) -> dict[int, float]:
-    """MoreLikeThis term selection, with defaults that work on short texts.
+def exemplar_query(query: Query) -> dict[int, float]:
+    """``similar``'s query: each exemplar term another decision holds, with its BM25 impact.
 
-    Every term counts once it appears (no minimum term frequency), but it must
-    occur in another decision (``df >= 2`` for a stored exemplar), since a term
-    only the exemplar holds matches nothing. The top terms by tf x idf are kept
-    and boosted by their score relative to the best one.
+    A stored exemplar's terms must occur in another decision (document
+    frequency 2 or more), since a term only the exemplar holds matches nothing.
     """
-    least = 2 if own else 1
-    scored: list[tuple[float, int]] = []
-    for term, tf in counts.items():
-        if term < len(snap.df) and snap.df[term] >= least:
-            scored.append((tf * snap.idf(term), term))
-    names = snap.vocab.term_names
-    scored.sort(key=lambda item: (-item[0], names[item[1]]))
-    chosen = scored[:MLT_MAX_TERMS]
-    if not chosen:
+    snap = query.snap
+    counts, length = exemplar_counts(query)
+    if not counts or not snap.n:
         return {}
-    best = chosen[0][0]
-    return {term: value / best for value, term in chosen}
+    least = 2 if query.exemplar_row >= 0 else 1
+    df = snap.df
+    kept = {t: tf for t, tf in counts.items() if t < len(df) and df[t] >= least}
+    average = snap.total_len / snap.n
+    return exemplar_weights(kept, length, average, snap.idfs)
