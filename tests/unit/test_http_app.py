@@ -194,7 +194,9 @@ class TestRoutes:
 
     def test_time_limits_name_operations(self) -> None:
         with pytest.raises(ValueError, match="nope"):
-            create_app(FakeService(), StaticTokenAuthenticator({"t": USER}), time_limits={"nope": 1})
+            create_app(
+                FakeService(), StaticTokenAuthenticator({"t": USER}), time_limits={"nope": 1}
+            )
 
     @pytest.mark.parametrize("row", [r for r in CONTRACT if not r.always_refused], ids=str)
     def test_each_route_calls_its_operation_with_the_caller(
@@ -681,9 +683,7 @@ class TestQueryParameters:
 
     def test_accepted_query_parameters(self) -> None:
         report, signals = endpoint("report"), endpoint("signals")
-        assert [p.name for p in accepted_query_parameters(report, self.AsOf().report)] == [
-            "as_of"
-        ]
+        assert [p.name for p in accepted_query_parameters(report, self.AsOf().report)] == ["as_of"]
         assert accepted_query_parameters(report, FakeService().report) == ()
         assert accepted_query_parameters(report, None) == ()
         assert accepted_query_parameters(report, object()) == ()

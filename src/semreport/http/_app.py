@@ -219,6 +219,8 @@ def create_app(
     )
     # A trailing slash is a 404, never a redirect built from the request's Host header.
     app.router.redirect_slashes = False
+    # For operators and tests: the executors' counters (running, queued).
+    app.state.semreport_executors = executors
     return app
 
 
@@ -598,10 +600,14 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _finite(text: str) -> float:
+def _finite(text: str) -> float | int:
     value = float(text)
     if value in (float("inf"), float("-inf")):
         raise ValueError(f"the number {text[:40]} is out of range")
+    # JSON has one number type: 1.0 is the integer 1 (as JSON Schema's "integer" says), so
+    # an integral literal reaches an integer field as one. Beyond 2**53 floats are inexact.
+    if value.is_integer() and abs(value) <= MAX_SAFE_INTEGER:
+        return int(value)
     return value
 
 

@@ -38,6 +38,7 @@ from semreport.contract import (
 from semreport.domain import IDENTIFIER_PATTERN, FrozenDict, JsonValue, Role
 from semreport.domain._values import MAX_SAFE_INTEGER
 from semreport.http._routing import MAX_JSON_DEPTH, accepted_query_parameters, digest_header
+from semreport.search.signals import SIGNALS
 
 __all__ = ["OPENAPI_PATH", "build_openapi", "load_openapi", "render_openapi"]
 
@@ -52,7 +53,14 @@ _IDENTIFIER: Final = {"type": "string", "pattern": f"^{IDENTIFIER_PATTERN}$"}
 _CONSTRAINTS: Final[Mapping[str, Mapping[str, Any]]] = {
     "identifier": _IDENTIFIER,
     "non-empty text": {"type": "string", "pattern": r"\S"},
-    "tag": {"type": "string", "minLength": 1, "maxLength": 128},
+    "tag": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 128,
+        "format": "semreport-tag",
+        "description": "A tag: printable characters only (no control or format characters), "
+        "without surrounding whitespace.",
+    },
     "attribute name": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$"},
     "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
     "json object": {"type": "object"},
@@ -79,6 +87,11 @@ _CURSOR: Final = {
     "description": "Null for the first page; for the next one, the `next_cursor` of the page "
     "before (an opaque token signed by the service, valid for the same query).",
 }
+_WEIGHTS: Final = {
+    "propertyNames": {"enum": [signal.name for signal in SIGNALS]},
+    "additionalProperties": {"type": "number", "minimum": 0},
+    "description": "Weight per signal (a signal's name, a finite number of 0 or more).",
+}
 _FILTER_VALUES: Final = (
     f"All filters and preferences of one request list at most {limits.MAX_FILTER_VALUES} "
     "values together."
@@ -94,8 +107,15 @@ _REFINEMENTS: Final[Mapping[str, Mapping[str, Mapping[str, Any]]]] = {
         "min_score": _MIN_SCORE,
         "explain": _EXPLAIN,
         "cursor": _CURSOR,
+        "weights": _WEIGHTS,
     },
-    "Exemplar": {"limit": _PAGE, "min_score": _MIN_SCORE, "explain": _EXPLAIN, "cursor": _CURSOR},
+    "Exemplar": {
+        "limit": _PAGE,
+        "min_score": _MIN_SCORE,
+        "explain": _EXPLAIN,
+        "cursor": _CURSOR,
+        "weights": _WEIGHTS,
+    },
     "Highlight": {
         "spans": {
             "type": "array",
@@ -157,6 +177,31 @@ _CLASS_REFINEMENTS: Final[Mapping[str, Mapping[str, Any]]] = {
         ],
         "description": "What `similar` resembles: a stored decision (`decision_id`) or an "
         "inline one (`decision`); exactly one of the two.",
+    },
+    "NumericRange": {
+        "description": "A numeric range; `min` is not greater than `max` when both are given.",
+        "x-rule": "min <= max",
+    },
+    "TimeRange": {
+        "description": "A time range; `after` is not later than `before` when both are given.",
+        "x-rule": "after <= before",
+    },
+    "Filters": {
+        "description": "Hard filters: within a facet any listed value matches, across facets "
+        f"all must. Together `domain`, `status`, `agent`, `tags` and `attributes` list at "
+        f"most {limits.MAX_FILTER_VALUES} values (`MAX_FILTER_VALUES`).",
+        "x-rule": f"values together <= {limits.MAX_FILTER_VALUES}",
+    },
+    "FacetSelection": {
+        "description": "Preferred facet values; together at most "
+        f"{limits.MAX_FILTER_VALUES} values (`MAX_FILTER_VALUES`).",
+        "x-rule": f"values together <= {limits.MAX_FILTER_VALUES}",
+    },
+    "PartialDecision": {
+        "description": "An inline exemplar: any fields of a decision. Title, statement and "
+        f"rationale hold at most {limits.MAX_EXEMPLAR_TEXT} characters together "
+        "(`MAX_EXEMPLAR_TEXT`).",
+        "x-rule": f"len(title + statement + rationale) <= {limits.MAX_EXEMPLAR_TEXT}",
     },
 }
 """Hand-written constraints on whole classes (those spanning several properties)."""
