@@ -494,7 +494,13 @@ def _success(row: Endpoint, method: Callable[..., Any], schemas: _Schemas) -> di
 
 
 def _link(row: Endpoint, link: Any) -> dict[str, Any]:
-    """An OpenAPI link: the same path parameters, the body members from this response."""
+    """An OpenAPI link: the same request, with some body members from this response.
+
+    The follow-up's body is this request's body member by member (a cursor is
+    valid only for the query it was issued for), with the link's members set
+    from the response; ``x-schemathesis.merge_body: false`` tells schemathesis
+    to send that body as it is rather than mixing it with generated members.
+    """
     document: dict[str, Any] = {
         "operationId": link.operation,
         "description": link.description,
@@ -502,9 +508,15 @@ def _link(row: Endpoint, link: Any) -> dict[str, Any]:
     if row.path_params:
         document["parameters"] = {name: f"$request.path.{name}" for name in row.path_params}
     if link.body:
-        document["requestBody"] = {
-            name: f"$response.body#/{member}" for name, member in link.body.items()
-        }
+        members = (
+            [field.name for field in attrs.fields(row.body.type)]
+            if row.body is not None and row.body.type is not None and attrs.has(row.body.type)
+            else []
+        )
+        body = {name: f"$request.body#/{name}" for name in members}
+        body.update({name: f"$response.body#/{member}" for name, member in link.body.items()})
+        document["requestBody"] = body
+        document["x-schemathesis"] = {"merge_body": False}
     return document
 
 
