@@ -395,3 +395,37 @@ class TestStreaming:
 
         facade = asyncio.run(scenario())
         assert len(facade.produced) < len(chunks)
+
+
+class Failing(Streaming):
+    """A stream that fails after its first chunk."""
+
+    def stream_report(
+        self, project_id: str, *, as_of: int | None = None, caller: Principal | None = None
+    ) -> Any:
+        class Stream:
+            digest = Digest("semreport-digest/1", "c" * 64)
+            media_type = "text/html; charset=utf-8"
+            filename = None
+
+            def __iter__(self) -> Iterator[bytes]:
+                yield b"<p>first</p>"
+                raise RuntimeError("the disk went away")
+
+        return Stream()
+
+
+class TestStreamFailures:
+    """A stream that fails after its response started is cut short, never ended as complete."""
+
+    def test_the_connection_is_cut_and_the_failure_logged(
+        self, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        client = Client("POST", "/projects/p-1/report/export", headers=AUTH)
+        with caplog.at_level(logging.INFO, logger="semreport.http"):
+            with pytest.raises(Exception, match="cut short"):
+                asyncio.run(client(_app(Failing([]))))
+        assert client.answer.status == 200
+        assert client.answer.body == b"<p>first</p>"
+        failures = [r for r in caplog.records if "failed while streaming" in r.getMessage()]
+        assert [r.levelno for r in failures] == [logging.ERROR]

@@ -39,14 +39,14 @@ __all__ = ["serve"]
 @click.option(
     "--queue",
     type=click.IntRange(0, 100_000),
-    default=64,
+    default=256,
     show_default=True,
     help="Cheap calls that may wait for a thread; beyond, 503 with Retry-After.",
 )
 @click.option(
     "--heavy-queue",
     type=click.IntRange(0, 100_000),
-    default=16,
+    default=64,
     show_default=True,
     help="Reports and exports that may wait for a thread; beyond, 503 with Retry-After.",
 )

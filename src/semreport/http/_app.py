@@ -83,9 +83,9 @@ __all__ = [
     "read_body",
 ]
 
-DEFAULT_LIGHT: Final = ExecutorLimits(threads=4, queue=64)
+DEFAULT_LIGHT: Final = ExecutorLimits(threads=4, queue=256)
 """The cheap calls' executor: status, search, signals, the reserved rows."""
-DEFAULT_HEAVY: Final = ExecutorLimits(threads=2, queue=16)
+DEFAULT_HEAVY: Final = ExecutorLimits(threads=2, queue=64)
 """The heavy calls' executor: reports and exports."""
 
 _RENDERED_BUDGET: Final = 64 * 1024 * 1024
@@ -449,6 +449,7 @@ async def _supervise(call: _Call, request: Request, executor: Executor, limit: f
         work.cancel()
         raise ClientGone
     if head in done:  # a stream: its work goes on, feeding the body
+        work.add_done_callback(functools.partial(_stream_ended, call.row))
         return head.result()
     if work in done:
         head.cancel()
@@ -460,6 +461,17 @@ async def _supervise(call: _Call, request: Request, executor: Executor, limit: f
         f"{call.row.method} {call.row.path} took longer than its limit of {limit:g} s",
         executor.retry_after(),
     )
+
+
+def _stream_ended(row: Endpoint, work: asyncio.Future[Any]) -> None:
+    """Log a streamed body's work that failed after the response had started."""
+    if work.cancelled():
+        return
+    exc = work.exception()
+    if isinstance(exc, ClientGone):
+        logger.info("client went away during %s %s", row.method, row.path)
+    elif exc is not None:
+        logger.error("%s %s failed while streaming its body", row.method, row.path, exc_info=exc)
 
 
 def _check(cancelled: threading.Event) -> None:
@@ -674,6 +686,17 @@ def _json_kind(value: Any) -> str:
 # -- streaming ---------------------------------------------------------------------------
 
 
+class _Abort:
+    """The marker a failed stream puts in its queue."""
+
+
+_ABORT: Final = _Abort()
+
+
+class _StreamAborted(Exception):
+    """Raised into the server when a streamed body cannot be finished: the connection is cut."""
+
+
 class _Channel:
     """Hands a streamed response from its executor thread to the event loop.
 
@@ -690,7 +713,7 @@ class _Channel:
         self._loop = head.get_loop()
         self._cancelled = cancelled
         self._limit = limit
-        self._queue: asyncio.Queue[bytes | None] = asyncio.Queue(_STREAM_QUEUE)
+        self._queue: asyncio.Queue[bytes | _Abort | None] = asyncio.Queue(_STREAM_QUEUE)
 
     def stream(self, head: tuple[str, dict[str, str]], chunks: Iterable[bytes]) -> None:
         media_type, headers = head
@@ -700,11 +723,16 @@ class _Channel:
             for chunk in chunks:
                 _check(self._cancelled)
                 self._put(bytes(chunk))
-        finally:
+        except ClientGone:
+            raise
+        except BaseException:
+            # The body cannot be finished: abort it rather than end it as if complete.
             if not self._cancelled.is_set():
-                self._put(None)
+                self._put(_ABORT)
+            raise
+        self._put(None)
 
-    def _put(self, item: bytes | None) -> None:
+    def _put(self, item: bytes | _Abort | None) -> None:
         put = asyncio.run_coroutine_threadsafe(self._queue.put(item), self._loop)
         try:
             put.result(timeout=self._limit or None)
@@ -716,6 +744,8 @@ class _Channel:
     async def _body(self) -> AsyncIterator[bytes]:
         try:
             while (chunk := await self._queue.get()) is not None:
+                if isinstance(chunk, _Abort):
+                    raise _StreamAborted("the streamed body failed; the response is cut short")
                 yield chunk
         finally:
             # The client left (or the body ended): release a producer waiting to put.

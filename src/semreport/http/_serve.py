@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import functools
 import json
 import os
 import secrets
+import socket
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -156,6 +158,13 @@ class HeaderTimeoutProtocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)  # type: ignore[arg-type] # uvicorn narrows it
+        # asyncio sets TCP_NODELAY only when the listening socket says IPPROTO_TCP; the one
+        # uvicorn binds for its worker processes says 0, and every answer on a kept-alive
+        # connection then waits for the client's delayed ACK (about 40 ms). Set it here.
+        sock = transport.get_extra_info("socket")
+        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._arm()
 
     def data_received(self, data: bytes) -> None:
