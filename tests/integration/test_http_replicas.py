@@ -16,7 +16,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -119,13 +118,15 @@ class Writer:
         assert self.process.stdout.readline().strip() == "ready"
 
     def append(self, start: int, count: int) -> int:
-        assert self.process.stdin is not None and self.process.stdout is not None
+        assert self.process.stdin is not None
+        assert self.process.stdout is not None
         self.process.stdin.write(json.dumps([start, count]) + "\n")
         self.process.stdin.flush()
         return int(self.process.stdout.readline())
 
     def close(self) -> None:
-        assert self.process.stdin is not None and self.process.stdout is not None
+        assert self.process.stdin is not None
+        assert self.process.stdout is not None
         self.process.stdin.close()
         assert self.process.wait(timeout=30) == 0
         self.process.stdout.close()
@@ -155,21 +156,18 @@ def key_file(tmp_path: Path) -> Path:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("_", [None], ids=["postgres"])
 class TestReplicasOnPostgres:
     """Three processes, one PostgreSQL database."""
 
     pytestmark = pg_marks
 
     @pytest.fixture
-    def url(self, pg_schema: str) -> Iterator[str]:
+    def url(self, pg_schema: str) -> str:
         url = with_query(POSTGRES_URL, schema=pg_schema)
         semreport.open(url).close()  # the servers never create a storage
-        yield url
+        return url
 
-    def test_readers_follow_the_writer_and_share_cursors(
-        self, _: None, url: str, key_file: Path
-    ) -> None:
+    def test_readers_follow_the_writer_and_share_cursors(self, url: str, key_file: Path) -> None:
         writer = Writer(url)
         first = second = None
         try:
@@ -181,9 +179,7 @@ class TestReplicasOnPostgres:
                     assert report["as_of_sequence"] == latest
                     signals = reader.get("/projects/p-1/semantic/signals").json()
                     assert signals["as_of_sequence"] == latest
-                digests = {
-                    r.get("/projects/p-1/report").headers["etag"] for r in (first, second)
-                }
+                digests = {r.get("/projects/p-1/report").headers["etag"] for r in (first, second)}
                 assert len(digests) == 1  # the same records, the same report
                 alone = _walk([first])
                 assert alone, "the search should find something"

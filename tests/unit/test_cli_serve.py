@@ -38,7 +38,8 @@ class TestServe:
             call["service"].gnn_status()
         assert (call["host"], call["port"]) == ("127.0.0.1", 8123)
         assert (call["light"].threads, call["light"].queue) == (2, 256)
-        assert (call["heavy"].threads, call["heavy"].queue) == (2, 5)
+        assert (call["heavy"].threads, call["heavy"].queue) == (1, 5)
+        assert call["switch_interval"] == 0.001
         assert (call["limit_concurrency"], call["timeout_keep_alive"]) == (1024, 5)
         assert call["header_timeout"] == 10.0
         assert call["authenticator"].authenticate("s3cret").subject == "dev"

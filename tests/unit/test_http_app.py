@@ -688,3 +688,16 @@ class TestQueryParameters:
         assert accepted_query_parameters(report, None) == ()
         assert accepted_query_parameters(report, object()) == ()
         assert accepted_query_parameters(signals, FakeService().signals) == ()
+
+
+class TestNumbers:
+    """JSON has one number type: integral literals reach integer fields as integers."""
+
+    def test_integral_literals_are_integers(self) -> None:
+        assert parse_json(b'{"limit": 10.0, "big": 1e3, "x": 0.5}') == {
+            "limit": 10,
+            "big": 1000,
+            "x": 0.5,
+        }
+        assert type(parse_json(b"[10.0]")[0]) is int
+        assert type(parse_json(b"[1e300]")[0]) is float  # beyond 2**53: not exact

@@ -422,9 +422,11 @@ class TestStreamFailures:
         self, caplog: pytest.LogCaptureFixture
     ) -> None:
         client = Client("POST", "/projects/p-1/report/export", headers=AUTH)
-        with caplog.at_level(logging.INFO, logger="semreport.http"):
-            with pytest.raises(Exception, match="cut short"):
-                asyncio.run(client(_app(Failing([]))))
+        with (
+            caplog.at_level(logging.INFO, logger="semreport.http"),
+            pytest.raises(Exception, match="cut short"),
+        ):
+            asyncio.run(client(_app(Failing([]))))
         assert client.answer.status == 200
         assert client.answer.body == b"<p>first</p>"
         failures = [r for r in caplog.records if "failed while streaming" in r.getMessage()]

@@ -7,6 +7,8 @@ import functools
 import json
 import os
 import socket
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,14 @@ from semreport.http import (
 from semreport.http import _serve as serve_module
 from semreport.search import HeuristicScorer
 from semreport.testing.samples import sample_decisions
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_switch_interval() -> Iterator[None]:
+    """serve() and worker_app() set the process's GIL switch interval: restore it."""
+    before = sys.getswitchinterval()
+    yield
+    sys.setswitchinterval(before)
 
 
 class TestBuildAuthenticator:
@@ -63,6 +73,7 @@ class TestServe:
     """serve() opens the facade with require_caller, runs uvicorn, closes it."""
 
     def test_serve_a_url(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        sys.setswitchinterval(0.005)
         seen: dict[str, Any] = {}
 
         def fake_run(app: Any, **options: Any) -> None:
@@ -72,6 +83,7 @@ class TestServe:
         monkeypatch.setattr(serve_module.uvicorn, "run", fake_run)
         auth = StaticTokenAuthenticator({"t": Principal.local()})
         serve_module.serve("memory://", authenticator=auth, port=8123)
+        assert sys.getswitchinterval() == pytest.approx(0.001)
         assert seen["host"] == "127.0.0.1"
         assert seen["port"] == 8123
         assert seen["app"] is not None
@@ -189,6 +201,7 @@ class TestWorkers:
         assert seen["access_log"] is False  # ours replaces uvicorn's
         assert seen["limit_concurrency"] == serve_module.DEFAULT_LIMIT_CONCURRENCY
         assert seen["http"].keywords == {"header_timeout": serve_module.DEFAULT_HEADER_TIMEOUT}
+        assert json.loads(seen["config"])["switch_interval"] == 0.001
 
     def test_workers_share_one_cursor_key(
         self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
@@ -308,3 +321,44 @@ class TestHeaderTimeout:
             return closed
 
         assert asyncio.run(scenario()) == b""
+
+
+class TestNoDelay:
+    """Every connection sends without waiting for the peer's ACK (TCP_NODELAY)."""
+
+    def test_set_even_when_the_listening_socket_hides_its_protocol(self) -> None:
+        async def scenario() -> int:
+            # uvicorn binds its workers' socket like this: proto 0, so asyncio skips NODELAY.
+            listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            listener.bind(("127.0.0.1", 0))
+            listener.listen()
+            assert listener.proto == 0
+            accepted: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+            class Probe(serve_module.HeaderTimeoutProtocol):
+                def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                    super().connection_made(transport)
+                    sock = transport.get_extra_info("socket")
+                    accepted.set_result(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+            config = uvicorn.Config(
+                create_app(
+                    semreport.open("memory://", require_caller=True),
+                    StaticTokenAuthenticator({"t": Principal.local()}),
+                ),
+                http=functools.partial(Probe, header_timeout=5),
+                log_level="warning",
+                lifespan="off",
+            )
+            server = uvicorn.Server(config)
+            task = asyncio.ensure_future(server.serve(sockets=[listener]))
+            while not server.started:
+                await asyncio.sleep(0)
+            _reader, writer = await asyncio.open_connection(*listener.getsockname())
+            flag = await accepted
+            writer.close()
+            server.should_exit = True
+            await task
+            return flag
+
+        assert asyncio.run(scenario()) == 1

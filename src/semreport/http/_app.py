@@ -85,7 +85,7 @@ __all__ = [
 
 DEFAULT_LIGHT: Final = ExecutorLimits(threads=4, queue=256)
 """The cheap calls' executor: status, search, signals, the reserved rows."""
-DEFAULT_HEAVY: Final = ExecutorLimits(threads=2, queue=64)
+DEFAULT_HEAVY: Final = ExecutorLimits(threads=1, queue=64)
 """The heavy calls' executor: reports and exports."""
 
 _RENDERED_BUDGET: Final = 64 * 1024 * 1024
