@@ -62,7 +62,7 @@ class Facade:
         return Export("<p>report</p>", Digest("semreport-digest/1", self.version))
 
     def cache_info(self) -> dict[str, int]:
-        return {"hits": self.hits, "misses": 1}
+        return {"hits": self.hits, "misses": 1, "entries": 2, "size_bytes": 4096}
 
 
 def _client(facade: Any = None, **options: Any) -> TestClient:
@@ -190,6 +190,8 @@ class TestMetrics:
         assert 'semreport_http_lane_running{lane="light"} 0.0' in text
         assert "semreport_report_cache_hits_total 7.0" in text
         assert "semreport_report_cache_misses_total 1.0" in text
+        assert "semreport_report_cache_evictions_total 0.0" in text
+        assert "semreport_report_cache_size_bytes 4096.0" in text
 
 
 class TestAccessLog:

@@ -3,8 +3,8 @@
 Counts and latency histograms per route template, method and status; the
 running and queued requests of each executor lane; requests refused because
 a lane was full; and, when the facade reports them (a ``cache_info()``
-method answering ``hits`` and ``misses``), its report cache's hits and
-misses. With several worker processes set ``PROMETHEUS_MULTIPROC_DIR`` (as
+method answering ``hits``, ``misses``, ``evictions``, ``entries`` and
+``size_bytes``), its report cache's figures (per process). With several worker processes set ``PROMETHEUS_MULTIPROC_DIR`` (as
 prometheus-client documents) and every worker answers for all of them.
 """
 
@@ -133,9 +133,15 @@ class _CacheCollector:
     def collect(self) -> Iterator[Any]:
         info = self._cache_info()
         core = self._prom.metrics_core
-        for name in ("hits", "misses"):
-            family = core.CounterMetricFamily(
+        for name in ("hits", "misses", "evictions"):
+            counter = core.CounterMetricFamily(
                 f"semreport_report_cache_{name}", f"Report cache {name} of the facade."
             )
-            family.add_metric([], _member(info, name))
-            yield family
+            counter.add_metric([], _member(info, name))
+            yield counter
+        for name, text in (("entries", "Reports held"), ("size_bytes", "Their estimated size")):
+            gauge = core.GaugeMetricFamily(
+                f"semreport_report_cache_{name}", f"{text} in the facade's report cache."
+            )
+            gauge.add_metric([], _member(info, name))
+            yield gauge
