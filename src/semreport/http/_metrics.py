@@ -4,8 +4,9 @@ Counts and latency histograms per route template, method and status; the
 running and queued requests of each executor lane; requests refused because
 a lane was full; and, when the facade reports them (a ``cache_info()``
 method answering ``hits``, ``misses``, ``evictions``, ``entries`` and
-``size_bytes``), its report cache's figures (per process). With several worker processes set ``PROMETHEUS_MULTIPROC_DIR`` (as
-prometheus-client documents) and every worker answers for all of them.
+``size_bytes``), its report cache's figures (per process). With several
+worker processes set ``PROMETHEUS_MULTIPROC_DIR`` (as prometheus-client
+documents) and every worker answers for all of them.
 """
 
 from __future__ import annotations
