@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 
 import nox
 
@@ -13,7 +14,7 @@ nox.options.sessions = ["lint", "typecheck", "tests"]
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
 PYTHON = os.environ.get("SEMREPORT_NOX_PYTHON") or None
-EXTRAS = "postgres,pdf,http,cli"
+EXTRAS = "postgres,pdf,http,cli,metrics"
 
 
 def _install(session: nox.Session, *groups: str, extras: str = EXTRAS) -> None:
@@ -61,11 +62,18 @@ def bench(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def load(session: nox.Session) -> None:
-    """Load-test the HTTP adapter for 60 s at 32 connections; write docs/performance.md.
+    """Load-test the HTTP adapter against a bare Starlette endpoint; write docs/performance.md.
 
-    Fails on any non-200 answer (5xx included) or when the server's memory grows
-    from the first to the last ten seconds. ``-- --quick`` runs for 8 s.
+    Each operation at 1, 8 and 32 connections with one and two worker processes,
+    and a fairness run (48 PDF exports while find and /gnn/status are timed).
+    The load comes from wrk: installed here from Debian's package when missing and
+    apt-get is usable, otherwise install it yourself. Fails on any 5xx or transport
+    error, or when the servers' memory grows during the burst. ``-- --quick`` is short.
     """
+    if shutil.which("wrk") is None:
+        if shutil.which("apt-get") is None or os.geteuid() != 0:
+            session.error("the load benchmark needs wrk: apt-get install wrk (or brew install wrk)")
+        session.run("apt-get", "install", "-y", "-q", "wrk", external=True)
     _install(session, "bench")
     session.run("python", "-m", "benchmarks", "--only", "bench_http", *session.posargs)
     session.run("python", "-m", "benchmarks.bench_http", "--check", "docs/performance.md")

@@ -21,6 +21,8 @@ COLUMNS = (
     ("Auth", 8),
     ("Facade method", 16),
     ("Capability", 16),
+    ("Executor", 8),
+    ("Time limit", 8),
     ("Purpose", 50),
 )
 
@@ -60,6 +62,8 @@ class ContractTable(SphinxDirective):
             line += _cell(row.auth.value)
             line += _cell(f"{row.operation}()", literal=True)
             line += _cell(row.capability, literal=True)
+            line += _cell("none" if row.always_refused else row.lane.value)
+            line += _cell("none" if row.always_refused else f"{row.time_limit:g} s")
             line += _cell(row.purpose)
             body += line
         group += body

@@ -8,7 +8,6 @@ and every project, services pass the authenticated one.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 import os
@@ -123,6 +122,18 @@ class Capabilities:
 class SemReport:
     """The library's facade; build one with :func:`semreport.open`.
 
+    Thread safety: one facade may serve several threads at once. The read
+    methods (``signals``, ``find``, ``similar``, ``report``, ``export_report``,
+    ``prove``, ``export_session``, ``gnn_status``, ``decision``,
+    ``decisions``, ``decision_detail``, ``latest_sequence``, ``projects``,
+    ``sessions``, ``session``, ``capabilities`` and the reserved rows) hold no
+    state of their own between calls; the scorer's per-project index is
+    updated under its lock and read from immutable snapshots, and every
+    storage adapter shipped serialises its own connection use (SQLite and
+    memory behind a lock, PostgreSQL through its pool). ``record``,
+    ``record_sessions`` and ``ingest`` may run beside the reads (each append
+    is one transaction); ``close`` must be the last call.
+
     Args:
         storage: The storage adapter (every storage port).
         caller: The default caller for methods called without ``caller=``;
@@ -153,7 +164,9 @@ class SemReport:
         self._caller = caller
         self._model: InferenceModel = model if model is not None else NullGNN()
         self._catalogue = catalogue
-        self._scorer_option = scorer
+        # Built here, not on first use: threads serving reads at once must all share one
+        # scorer (its index, and the key that signs its cursors).
+        self._scorer: Scorer = scorer if scorer is not None else HeuristicScorer()
         self._reports = _report_cache(report_cache_bytes)
 
     def __repr__(self) -> str:
@@ -367,10 +380,10 @@ class SemReport:
 
     # -- semantic search ---------------------------------------------------------------
 
-    @functools.cached_property
+    @property
     def scorer(self) -> Scorer:
-        """The search scorer (built on first use; it reads only Decision Memory)."""
-        return self._scorer_option if self._scorer_option is not None else HeuristicScorer()
+        """The search scorer (it reads only Decision Memory)."""
+        return self._scorer
 
     def _search_project(self, operation: str, project_id: str, caller: Principal | None) -> None:
         _check_ids(project_id=project_id)
@@ -936,6 +949,21 @@ def _check_session(_session: LegacySession) -> None:
     """Sessions have no per-item limit beyond their batch size (long transcripts are real)."""
 
 
+MIN_CURSOR_KEY_BYTES: Final = 16
+"""The shortest cursor key :func:`open` accepts."""
+
+
+def _cursor_key(key: object) -> bytes:
+    raw = key.encode("utf-8") if isinstance(key, str) else key
+    if not isinstance(raw, bytes):
+        raise InvalidRequest.at("$.cursor_key", f"expected bytes or text, got {json_kind(key)}")
+    if len(raw) < MIN_CURSOR_KEY_BYTES:
+        raise InvalidRequest.at(
+            "$.cursor_key", f"a cursor key holds at least {MIN_CURSOR_KEY_BYTES} bytes"
+        )
+    return raw
+
+
 _DEFAULT_URL: Final = "sqlite:///semreport.db"
 
 
@@ -947,6 +975,7 @@ def open(  # noqa: A001 - the library's entry point is semreport.open, by design
     model: InferenceModel | None = None,
     catalogue: Catalogue | None = None,
     scorer: Scorer | None = None,
+    cursor_key: bytes | str | None = None,
     create: bool = True,
     report_cache_bytes: int = DEFAULT_REPORT_CACHE_BYTES,
     **storage_options: Any,
@@ -965,6 +994,10 @@ def open(  # noqa: A001 - the library's entry point is semreport.open, by design
         model: The GNN slot; :class:`~semreport.gnn.NullGNN` by default.
         catalogue: A manufacturer catalogue adapter, if one is configured.
         scorer: The search scorer; :class:`~semreport.search.HeuristicScorer` by default.
+        cursor_key: The secret signing search cursors (at least 16 bytes; text is
+            encoded as UTF-8). Give every process serving one storage the same key,
+            so that a cursor from one is valid at the others and after a restart;
+            by default each facade draws a random key. Not with ``scorer``.
         create: Create the storage if it does not exist yet (the default, what
             code that records decisions wants). ``False`` opens only what
             exists: a missing SQLite file raises ``StorageNotFound`` and no file
@@ -976,6 +1009,7 @@ def open(  # noqa: A001 - the library's entry point is semreport.open, by design
 
     Raises:
         StorageNotFound: ``create=False`` and the storage does not exist.
+        InvalidRequest: both ``scorer`` and ``cursor_key``, or a key shorter than 16 bytes.
 
     Example:
         >>> import semreport
@@ -987,6 +1021,12 @@ def open(  # noqa: A001 - the library's entry point is semreport.open, by design
         raise InvalidRequest.at("$.caller", "give a caller or require_caller=True, not both")
     default = None if require_caller else (caller if caller is not None else Principal.local())
     _report_cache(report_cache_bytes)  # refuse a bad budget before opening the storage
+    if cursor_key is not None:
+        if scorer is not None:
+            raise InvalidRequest.at(
+                "$.cursor_key", "give a scorer or a cursor key, not both (the scorer has its own)"
+            )
+        scorer = HeuristicScorer(cursor_key=_cursor_key(cursor_key))
     storage = open_storage(url, create=create, **storage_options)
     return SemReport(
         storage,

@@ -2,7 +2,9 @@
 
 Every operation of the served document is fuzzed with positive and negative
 data: no 5xx (except the documented 501 of the reserved rows), no response
-that violates the document, and no schema-breaking input accepted. The
+that violates the document, no schema-breaking input accepted and no input
+the document calls valid refused; the stateful phase follows the document's
+links (a page's ``next_cursor`` to the next page). The
 number of examples follows the Hypothesis profile (``SEMREPORT_HYPOTHESIS_PROFILE``).
 """
 
@@ -22,7 +24,7 @@ import pytest
 import uvicorn
 
 import semreport
-from semreport import CONTRACT, Principal
+from semreport import CONTRACT, Principal, limits
 from semreport.http import create_app
 from semreport.http.testing import LocalIdentityProvider
 from semreport.testing.samples import sample_decisions, sample_session
@@ -98,8 +100,73 @@ CHECKS = ",".join(
         "negative_data_rejection",
         "unsupported_method",
         "ignored_auth",
+        "positive_data_acceptance",
     ]
 )
+
+HOOKS = """
+from datetime import datetime
+
+import hypothesis.strategies as st
+import schemathesis
+
+# A cursor is an opaque token the service signs: the only valid ones come from a page's
+# next_cursor, which the stateful phase follows through the document's links. Generated
+# positive data therefore leaves it null; negative data still sends made-up ones.
+schemathesis.openapi.format("semreport-cursor", st.nothing())
+# A tag's format (the document says it in words): printable text, no surrounding whitespace.
+schemathesis.openapi.format(
+    "semreport-tag",
+    st.text(min_size=1, max_size=128).filter(lambda t: t.isprintable() and t == t.strip()),
+)
+
+LIMIT = {limit}
+
+
+def _time(text):
+    if not isinstance(text, str):
+        return None
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _keeps_rules(value):
+    # The rules the document states in words (x-rule) that JSON Schema cannot: they span
+    # several members. A generated body breaking one is not a valid request.
+    if isinstance(value, list):
+        return all(_keeps_rules(item) for item in value)
+    if not isinstance(value, dict):
+        return True
+    low, high = value.get("min"), value.get("max")
+    if isinstance(low, (int, float)) and isinstance(high, (int, float)) and low > high:
+        return False
+    after, before = _time(value.get("after")), _time(value.get("before"))
+    if after is not None and before is not None:
+        try:
+            if after > before:
+                return False
+        except TypeError:
+            pass
+    counted = [value.get(k) for k in ("domain", "status", "agent", "tags", "attributes")]
+    if sum(len(v) for v in counted if isinstance(v, (list, dict))) > LIMIT:
+        return False
+    tags = value.get("tags")
+    if isinstance(tags, list) and not all(
+        isinstance(t, str) and t.isprintable() and t == t.strip() for t in tags
+    ):
+        return False
+    text = [value.get(k) for k in ("title", "statement", "rationale")]
+    if sum(len(t) for t in text if isinstance(t, str)) > {exemplar_text}:
+        return False
+    return all(_keeps_rules(item) for item in value.values())
+
+
+@schemathesis.hook
+def filter_body(ctx, body):
+    return _keeps_rules(body)
+"""
 
 CONFIG = """
 [generation]
@@ -118,6 +185,10 @@ def test_the_running_app_conforms(live: LiveServer, token: str, tmp_path: Path) 
     reserved = ", ".join(f'"{row.operation}"' for row in CONTRACT if row.reserved)
     config = tmp_path / "schemathesis.toml"
     config.write_text(CONFIG.format(examples=EXAMPLES, reserved=reserved))
+    (tmp_path / "semreport_hooks.py").write_text(
+        HOOKS.format(limit=limits.MAX_FILTER_VALUES, exemplar_text=limits.MAX_EXEMPLAR_TEXT)
+    )
+    env = {**os.environ, "SCHEMATHESIS_HOOKS": "semreport_hooks", "PYTHONPATH": str(tmp_path)}
     command = [
         sys.executable,
         "-m",
@@ -134,7 +205,7 @@ def test_the_running_app_conforms(live: LiveServer, token: str, tmp_path: Path) 
         "--checks",
         CHECKS,
         "--phases",
-        "examples,coverage,fuzzing",
+        "examples,coverage,fuzzing,stateful",
         "--workers",
         "1",
         "--seed",
@@ -143,7 +214,7 @@ def test_the_running_app_conforms(live: LiveServer, token: str, tmp_path: Path) 
         "false",
     ]
     result = subprocess.run(
-        command, capture_output=True, text=True, timeout=900, check=False, cwd=tmp_path
+        command, capture_output=True, text=True, timeout=900, check=False, cwd=tmp_path, env=env
     )
     assert result.returncode == 0, result.stdout[-20000:] + result.stderr[-5000:]
     assert f"{len(CONTRACT)} selected" in result.stdout, result.stdout

@@ -26,8 +26,10 @@ from semreport import (
     Role,
     Unauthenticated,
 )
+from semreport.contract import endpoint
 from semreport.http import (
     MAX_BODY_BYTES,
+    ExecutorLimits,
     StaticTokenAuthenticator,
     build_openapi,
     create_app,
@@ -177,16 +179,24 @@ class TestRoutes:
             for route in app.routes
             for method in route.methods or ()  # type: ignore[attr-defined]
         }
-        expected = {(row.method, row.path) for row in CONTRACT} | {("GET", "/openapi.json")}
-        assert served == expected
+        outside = {("GET", "/openapi.json"), ("GET", "/healthz"), ("GET", "/readyz")}
+        assert served == {(row.method, row.path) for row in CONTRACT} | outside
 
     def test_openapi_can_be_hidden(self) -> None:
         app = create_app(FakeService(), StaticTokenAuthenticator({"t": USER}), openapi_url=None)
         assert TestClient(app).get("/openapi.json").status_code == 404
 
-    def test_workers_must_be_positive(self) -> None:
-        with pytest.raises(ValueError, match="workers"):
-            create_app(FakeService(), StaticTokenAuthenticator({"t": USER}), workers=0)
+    def test_executors_need_a_thread(self) -> None:
+        with pytest.raises(ValueError, match="threads"):
+            ExecutorLimits(threads=0, queue=1)
+        with pytest.raises(ValueError, match="queue"):
+            ExecutorLimits(threads=1, queue=-1)
+
+    def test_time_limits_name_operations(self) -> None:
+        with pytest.raises(ValueError, match="nope"):
+            create_app(
+                FakeService(), StaticTokenAuthenticator({"t": USER}), time_limits={"nope": 1}
+            )
 
     @pytest.mark.parametrize("row", [r for r in CONTRACT if not r.always_refused], ids=str)
     def test_each_route_calls_its_operation_with_the_caller(
@@ -541,7 +551,8 @@ class TestGnnInfer:
         response = client.post("/gnn/infer", content=body, headers=headers)
         _assert_problem(response, 404, "GNN_MODEL_NOT_LOADED")
         assert "www-authenticate" not in response.headers
-        assert service.calls == [("gnn_infer", (None,), {"caller": None})]
+        # Answered on the event loop: no facade call, no executor.
+        assert service.calls == []
 
     def test_even_a_huge_declared_body_is_404_and_unread(self) -> None:
         headers = [(b"content-length", b"999999999"), (b"content-type", b"application/json")]
@@ -559,7 +570,7 @@ class TestGnnInfer:
                 return {"answer": 42}
 
         client = TestClient(create_app(Permissive(), StaticTokenAuthenticator({"t": USER})))
-        _assert_problem(client.post("/gnn/infer"), 404, "NOT_FOUND")
+        _assert_problem(client.post("/gnn/infer"), 404, "GNN_MODEL_NOT_LOADED")
 
     def test_a_facade_refusing_with_another_status_still_yields_404(self) -> None:
         class Other(FakeService):
@@ -567,7 +578,7 @@ class TestGnnInfer:
                 raise Unauthenticated("who?")
 
         client = TestClient(create_app(Other(), StaticTokenAuthenticator({"t": USER})))
-        _assert_problem(client.post("/gnn/infer"), 404, "NOT_FOUND")
+        _assert_problem(client.post("/gnn/infer"), 404, "GNN_MODEL_NOT_LOADED")
 
 
 class TestOpenAPIServing:
@@ -659,7 +670,7 @@ class TestQueryParameters:
         client = TestClient(create_app(service, StaticTokenAuthenticator({"user-token": USER})))
         assert client.get("/projects/p-1/report?as_of=7", headers=AUTH).json() == {"as_of": 7}
         assert client.get("/projects/p-1/report", headers=AUTH).json() == {"as_of": None}
-        for bad in ("-1", "x", "1.5", "9" * 30):
+        for bad in ("-1", "x", "1.5", "9" * 30, str(2**53)):
             response = client.get(f"/projects/p-1/report?as_of={bad}", headers=AUTH)
             body = _assert_problem(response, 400, "INVALID_REQUEST")
             assert body["errors"][0]["path"] == "$.as_of"
@@ -671,8 +682,22 @@ class TestQueryParameters:
         assert "as_of" not in service.calls[-1][2]
 
     def test_accepted_query_parameters(self) -> None:
-        assert accepted_query_parameters("report", self.AsOf().report) == {"as_of": int}
-        assert accepted_query_parameters("report", FakeService().report) == {}
-        assert accepted_query_parameters("report", None) == {}
-        assert accepted_query_parameters("report", object()) == {}
-        assert accepted_query_parameters("signals", FakeService().signals) == {}
+        report, signals = endpoint("report"), endpoint("signals")
+        assert [p.name for p in accepted_query_parameters(report, self.AsOf().report)] == ["as_of"]
+        assert accepted_query_parameters(report, FakeService().report) == ()
+        assert accepted_query_parameters(report, None) == ()
+        assert accepted_query_parameters(report, object()) == ()
+        assert accepted_query_parameters(signals, FakeService().signals) == ()
+
+
+class TestNumbers:
+    """JSON has one number type: integral literals reach integer fields as integers."""
+
+    def test_integral_literals_are_integers(self) -> None:
+        assert parse_json(b'{"limit": 10.0, "big": 1e3, "x": 0.5}') == {
+            "limit": 10,
+            "big": 1000,
+            "x": 0.5,
+        }
+        assert type(parse_json(b"[10.0]")[0]) is int
+        assert type(parse_json(b"[1e300]")[0]) is float  # beyond 2**53: not exact

@@ -76,7 +76,8 @@ class TestCoverage:
             for route in app.routes
             for method in route.methods or ()  # type: ignore[attr-defined]
         }
-        assert served - {("GET", "/openapi.json")} == _operations(DOCUMENT)
+        outside = {("GET", "/openapi.json"), ("GET", "/healthz"), ("GET", "/readyz")}
+        assert served - outside == _operations(DOCUMENT)
 
     def test_operations_name_their_facade_method(self) -> None:
         for row in CONTRACT:
@@ -269,17 +270,22 @@ class TestSchemaEdges:
         assert _Schemas().of(Mapping[str, int])["additionalProperties"] == INTEGER
         assert _Schemas().of(dict) == {"type": "object"}
 
-    def test_body_and_digest_types_come_from_annotations(self) -> None:
+    def test_bodies_come_from_the_contract_and_results_from_annotations(self) -> None:
         document = build_openapi(Facade)
         find = document["paths"]["/projects/{project_id}/semantic/find"]["post"]
         body = find["requestBody"]["content"]["application/json"]["schema"]
         assert body == {"$ref": "#/components/schemas/Criteria"}
-        assert document["components"]["schemas"]["Criteria"]["required"] == ["text"]
+        # The contract row names the library's Criteria, whatever the facade annotates.
+        assert "page_size" not in document["components"]["schemas"]["Criteria"]["properties"]
+        assert find["responses"]["200"]["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/Node"
+        }
         export = document["paths"]["/projects/{project_id}/report/export"]["post"]
         ok = export["responses"]["200"]
         assert set(ok["headers"]) == {
             "SemReport-Digest-Scheme",
             "SemReport-Digest-Records-Root",
+            "ETag",
         }
         envelope = ok["content"]["application/json"]["schema"]
         assert envelope["properties"]["digest"] == {"$ref": "#/components/schemas/ExportDigest"}
@@ -343,3 +349,59 @@ class TestLimits:
             with pytest.raises(InvalidRequest) as caught:
                 sr.similar("lindenhof", exemplar)
         assert [e.path for e in caught.value.errors] == ["$.decision.attributes"]
+
+
+class TestRowsDriveTheDocument:
+    """Limits, links, conditional answers and 503s come from the contract rows and limits."""
+
+    def test_as_of_states_its_range(self) -> None:
+        report = DOCUMENT["paths"]["/projects/{project_id}/report"]["get"]
+        (as_of,) = [p for p in report["parameters"] if p["name"] == "as_of"]
+        assert as_of["schema"] == {"type": "integer", "minimum": 0, "maximum": 2**53 - 1}
+
+    def test_bodies_state_the_byte_limit(self) -> None:
+        from semreport import limits
+
+        for row in CONTRACT:
+            if row.body is None or row.always_refused:
+                continue
+            body = DOCUMENT["paths"][row.path][row.method.lower()]["requestBody"]
+            assert body["x-max-bytes"] == limits.MAX_BODY_BYTES
+
+    def test_an_exemplar_needs_exactly_one_of_its_fields(self) -> None:
+        exemplar = DOCUMENT["components"]["schemas"]["Exemplar"]
+        required = sorted(branch["required"][0] for branch in exemplar["oneOf"])
+        assert required == ["decision", "decision_id"]
+
+    def test_find_links_its_next_page(self) -> None:
+        find = DOCUMENT["paths"]["/projects/{project_id}/semantic/find"]["post"]
+        link = find["responses"]["200"]["links"]["next_page"]
+        assert link["operationId"] == "find"
+        assert link["requestBody"]["cursor"] == "$response.body#/next_cursor"
+        assert link["requestBody"]["text"] == "$request.body#/text"
+        assert link["x-schemathesis"] == {"merge_body": False}
+
+    def test_versioned_rows_answer_304_and_every_503_says_when_to_retry(self) -> None:
+        for row in CONTRACT:
+            responses = DOCUMENT["paths"][row.path][row.method.lower()]["responses"]
+            assert ("304" in responses) is (row.etag is not None)
+            if "503" in responses:
+                assert "Retry-After" in responses["503"]["headers"]
+            assert responses.get("304", {}).get("headers", {}).keys() <= {"ETag"}
+
+    def test_operations_state_lane_and_time_limit(self) -> None:
+        for row in CONTRACT:
+            operation = DOCUMENT["paths"][row.path][row.method.lower()]
+            if not row.always_refused:
+                assert operation["x-lane"] == row.lane.value
+                assert operation["x-time-limit-seconds"] == row.time_limit
+
+    def test_the_adapter_has_no_switch_on_operation_names(self) -> None:
+        from pathlib import Path
+
+        import semreport.http
+
+        for path in Path(semreport.http.__file__).parent.glob("*.py"):
+            source = path.read_text()
+            for row in CONTRACT:
+                assert f'"{row.operation}"' not in source, (path.name, row.operation)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 import semreport
@@ -18,8 +20,74 @@ __all__ = ["serve"]
     type=click.IntRange(1, 64),
     default=1,
     show_default=True,
-    help="Threads running facade calls (raise only for a thread-safe storage).",
+    help="Worker processes, each opening the storage (use PostgreSQL for several).",
 )
+@click.option(
+    "--threads",
+    type=click.IntRange(1, 256),
+    default=4,
+    show_default=True,
+    help="Threads per process for cheap calls (status, search, signals).",
+)
+@click.option(
+    "--heavy-threads",
+    type=click.IntRange(1, 256),
+    default=1,
+    show_default=True,
+    help="Threads per process for reports and exports.",
+)
+@click.option(
+    "--queue",
+    type=click.IntRange(0, 100_000),
+    default=256,
+    show_default=True,
+    help="Cheap calls that may wait for a thread; beyond, 503 with Retry-After.",
+)
+@click.option(
+    "--heavy-queue",
+    type=click.IntRange(0, 100_000),
+    default=64,
+    show_default=True,
+    help="Reports and exports that may wait for a thread; beyond, 503 with Retry-After.",
+)
+@click.option(
+    "--cursor-key-file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="A file holding the key that signs search cursors (at least 16 bytes), shared by "
+    "every replica. Default: $SEMREPORT_CURSOR_KEY, else one key drawn at start-up for all "
+    "workers.",
+)
+@click.option(
+    "--limit-concurrency",
+    type=click.IntRange(0, 1_000_000),
+    default=1024,
+    show_default=True,
+    help="Connections and requests per process before uvicorn answers 503 (0: no limit).",
+)
+@click.option(
+    "--timeout-keep-alive",
+    type=click.IntRange(1, 3600),
+    default=5,
+    show_default=True,
+    help="Seconds an idle keep-alive connection is kept.",
+)
+@click.option(
+    "--header-timeout",
+    type=click.FloatRange(0.1, 3600),
+    default=10.0,
+    show_default=True,
+    help="Seconds a client has to send a request's headers.",
+)
+@click.option(
+    "--switch-interval",
+    type=click.FloatRange(0.0, 1.0),
+    default=0.001,
+    show_default=True,
+    help="Seconds a thread keeps the GIL while others wait (Python's default: 0.005; 0 keeps "
+    "it): short, so that cheap calls do not wait behind reports and exports.",
+)
+@click.option("--metrics", is_flag=True, help="Serve Prometheus metrics at /metrics.")
 @click.option("--log-level", default="info", show_default=True, help="uvicorn's log level.")
 @click.option(
     "--oidc-issuer", envvar="SEMREPORT_OIDC_ISSUER", show_envvar=True, help="Expected iss."
@@ -59,6 +127,16 @@ def serve(
     host: str,
     port: int,
     workers: int,
+    threads: int,
+    heavy_threads: int,
+    queue: int,
+    heavy_queue: int,
+    cursor_key_file: str | None,
+    limit_concurrency: int,
+    timeout_keep_alive: int,
+    header_timeout: float,
+    switch_interval: float,
+    metrics: bool,
     log_level: str,
     oidc_issuer: str | None,
     oidc_audience: str | None,
@@ -75,10 +153,14 @@ def serve(
     http extra: pip install 'semreport[http]'.
     """
     # Imported here: the http extra is optional, and only this command needs it.
-    from semreport.http import build_authenticator  # noqa: PLC0415
+    from semreport.http import (  # noqa: PLC0415
+        AuthSettings,
+        ExecutorLimits,
+        read_cursor_key,
+    )
     from semreport.http import serve as serve_http  # noqa: PLC0415
 
-    authenticator = build_authenticator(
+    settings = AuthSettings(
         oidc_issuer=oidc_issuer,
         oidc_audience=oidc_audience,
         oidc_jwks=oidc_jwks,
@@ -86,19 +168,35 @@ def serve(
         projects_claim=projects_claim,
         dev_token=dev_token,
     )
+    authenticator = settings.build()
+    cursor_key = read_cursor_key(cursor_key_file)
     # Opened here, before the banner, so that a --url naming no storage is one line and
     # status 2; serving only reads, so a missing storage is never created. Every request
     # must name its caller: the facade has no default one.
-    service = semreport.open(url, require_caller=True, create=False)
+    service = semreport.open(url, require_caller=True, create=False, cursor_key=cursor_key)
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "light": ExecutorLimits(threads, queue),
+        "heavy": ExecutorLimits(heavy_threads, heavy_queue),
+        "limit_concurrency": limit_concurrency or None,
+        "timeout_keep_alive": timeout_keep_alive,
+        "header_timeout": header_timeout,
+        "switch_interval": switch_interval or None,
+        "metrics": metrics,
+        "log_level": log_level,
+    }
+    if workers > 1:
+        # Each worker process opens the storage itself, with the same cursor key.
+        service.close()
+        click.echo(
+            f"serving {url} on http://{host}:{port} with {workers} workers (Ctrl-C to stop)",
+            err=True,
+        )
+        serve_http(url, authenticator=settings, workers=workers, cursor_key=cursor_key, **options)
+        return
     try:
         click.echo(f"serving {url} on http://{host}:{port} (Ctrl-C to stop)", err=True)
-        serve_http(
-            service=service,
-            authenticator=authenticator,
-            host=host,
-            port=port,
-            workers=workers,
-            log_level=log_level,
-        )
+        serve_http(service=service, authenticator=authenticator, **options)
     finally:
         service.close()

@@ -30,7 +30,13 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "pip install 'semreport[http]'"
     ) from exc
 
-from semreport.http._app import DIGEST_HEADER_PREFIX, MAX_BODY_BYTES, create_app
+from semreport.http._app import (
+    DEFAULT_HEAVY,
+    DEFAULT_LIGHT,
+    DIGEST_HEADER_PREFIX,
+    MAX_BODY_BYTES,
+    create_app,
+)
 from semreport.http._auth import ASYMMETRIC_ALGORITHMS, OIDCAuthenticator, StaticTokenAuthenticator
 from semreport.http._errors import (
     ERROR_STATUSES,
@@ -41,18 +47,33 @@ from semreport.http._errors import (
     problem_response,
     status_of,
 )
+from semreport.http._lanes import Busy, ExecutorLimits, TimedOut
 from semreport.http._openapi import build_openapi, load_openapi
-from semreport.http._serve import build_authenticator, serve
+from semreport.http._serve import (
+    CURSOR_KEY_ENV,
+    AuthSettings,
+    build_authenticator,
+    read_cursor_key,
+    serve,
+    worker_app,
+)
 
 __all__ = [
     "ASYMMETRIC_ALGORITHMS",
+    "CURSOR_KEY_ENV",
+    "DEFAULT_HEAVY",
+    "DEFAULT_LIGHT",
     "DIGEST_HEADER_PREFIX",
     "ERROR_STATUSES",
     "MAX_BODY_BYTES",
     "PROBLEM_MEDIA_TYPE",
+    "AuthSettings",
+    "Busy",
+    "ExecutorLimits",
     "OIDCAuthenticator",
     "ServiceUnavailable",
     "StaticTokenAuthenticator",
+    "TimedOut",
     "UnsupportedMediaType",
     "build_authenticator",
     "build_openapi",
@@ -60,6 +81,8 @@ __all__ = [
     "load_openapi",
     "problem",
     "problem_response",
+    "read_cursor_key",
     "serve",
     "status_of",
+    "worker_app",
 ]

@@ -103,6 +103,8 @@ ERROR_STATUSES: Final[Mapping[str, tuple[int, str]]] = {
     "INCOMPATIBLE_SCHEMA": (503, "Incompatible storage schema"),
     "CORRUPT_STORAGE": (503, "Corrupt storage"),
     "SERVICE_UNAVAILABLE": (503, "Service unavailable"),
+    "SERVICE_BUSY": (503, "Service busy"),
+    "REQUEST_TIMED_OUT": (503, "Request timed out"),
 }
 """Each error code's HTTP status and problem title.
 

@@ -26,10 +26,19 @@ from typing import Any, Final, Literal, Union, get_args, get_origin
 import attrs
 
 from semreport import limits
-from semreport.contract import CONTRACT, Endpoint
+from semreport.contract import (
+    CONTRACT,
+    Endpoint,
+    Lane,
+    Parameter,
+    ParameterKind,
+    ParameterLocation,
+    ResponseKind,
+)
 from semreport.domain import IDENTIFIER_PATTERN, FrozenDict, JsonValue, Role
 from semreport.domain._values import MAX_SAFE_INTEGER
-from semreport.http._routing import BODY_PARAMETERS, accepted_query_parameters, digest_header
+from semreport.http._routing import MAX_JSON_DEPTH, accepted_query_parameters, digest_header
+from semreport.search.signals import SIGNALS
 
 __all__ = ["OPENAPI_PATH", "build_openapi", "load_openapi", "render_openapi"]
 
@@ -38,31 +47,26 @@ OPENAPI_PATH: Final = Path(__file__).with_name("openapi.json")
 
 _JSON = "application/json"
 _PROBLEM = "application/problem+json"
-_HTML = "text/html"
 
 _IDENTIFIER: Final = {"type": "string", "pattern": f"^{IDENTIFIER_PATTERN}$"}
 
 _CONSTRAINTS: Final[Mapping[str, Mapping[str, Any]]] = {
     "identifier": _IDENTIFIER,
     "non-empty text": {"type": "string", "pattern": r"\S"},
-    "tag": {"type": "string", "minLength": 1, "maxLength": 128},
+    "tag": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 128,
+        "format": "semreport-tag",
+        "description": "A tag: printable characters only (no control or format characters), "
+        "without surrounding whitespace.",
+    },
     "attribute name": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$"},
     "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
     "json object": {"type": "object"},
     "json": {},
 }
 """JSON Schema for each named value constraint of the domain."""
-
-_EXAMPLES: Final = {"project_id": "p-1", "session_id": "s-1", "fmt": "json"}
-"""Example path values (the sample project of :mod:`semreport.http.testing`)."""
-
-_QUERY_DESCRIPTIONS: Final = {
-    "graph_format": "For `graph` exports: `node-link` JSON (default) or `graphml`.",
-    "as_of": "Assemble the report as of this sequence number (the latest by default).",
-}
-
-_SESSION_MEDIA_TYPES: Final = ("application/json", "application/pdf", "application/graphml+xml")
-"""Media types a session export may have (json and node-link graph, pdf, GraphML)."""
 
 _PAGE: Final = {
     "minimum": 1,
@@ -76,6 +80,17 @@ _MIN_SCORE: Final = {
 }
 _EXPLAIN: Final = {
     "description": "Explain every hit (true by default); false leaves explanations empty.",
+}
+_CURSOR: Final = {
+    "format": "semreport-cursor",
+    "maxLength": 1024,
+    "description": "Null for the first page; for the next one, the `next_cursor` of the page "
+    "before (an opaque token signed by the service, valid for the same query).",
+}
+_WEIGHTS: Final = {
+    "propertyNames": {"enum": [signal.name for signal in SIGNALS]},
+    "additionalProperties": {"type": "number", "minimum": 0},
+    "description": "Weight per signal (a signal's name, a finite number of 0 or more).",
 }
 _FILTER_VALUES: Final = (
     f"All filters and preferences of one request list at most {limits.MAX_FILTER_VALUES} "
@@ -91,8 +106,16 @@ _REFINEMENTS: Final[Mapping[str, Mapping[str, Mapping[str, Any]]]] = {
         "near": {"maxProperties": limits.MAX_FILTER_VALUES, "description": _FILTER_VALUES},
         "min_score": _MIN_SCORE,
         "explain": _EXPLAIN,
+        "cursor": _CURSOR,
+        "weights": _WEIGHTS,
     },
-    "Exemplar": {"limit": _PAGE, "min_score": _MIN_SCORE, "explain": _EXPLAIN},
+    "Exemplar": {
+        "limit": _PAGE,
+        "min_score": _MIN_SCORE,
+        "explain": _EXPLAIN,
+        "cursor": _CURSOR,
+        "weights": _WEIGHTS,
+    },
     "Highlight": {
         "spans": {
             "type": "array",
@@ -140,6 +163,49 @@ _REFINEMENTS: Final[Mapping[str, Mapping[str, Mapping[str, Any]]]] = {
     },
 }
 
+_CLASS_REFINEMENTS: Final[Mapping[str, Mapping[str, Any]]] = {
+    "Exemplar": {
+        "oneOf": [
+            {
+                "required": ["decision_id"],
+                "properties": {"decision_id": {"type": "string"}, "decision": {"type": "null"}},
+            },
+            {
+                "required": ["decision"],
+                "properties": {"decision": {"type": "object"}, "decision_id": {"type": "null"}},
+            },
+        ],
+        "description": "What `similar` resembles: a stored decision (`decision_id`) or an "
+        "inline one (`decision`); exactly one of the two.",
+    },
+    "NumericRange": {
+        "description": "A numeric range; `min` is not greater than `max` when both are given.",
+        "x-rule": "min <= max",
+    },
+    "TimeRange": {
+        "description": "A time range; `after` is not later than `before` when both are given.",
+        "x-rule": "after <= before",
+    },
+    "Filters": {
+        "description": "Hard filters: within a facet any listed value matches, across facets "
+        f"all must. Together `domain`, `status`, `agent`, `tags` and `attributes` list at "
+        f"most {limits.MAX_FILTER_VALUES} values (`MAX_FILTER_VALUES`).",
+        "x-rule": f"values together <= {limits.MAX_FILTER_VALUES}",
+    },
+    "FacetSelection": {
+        "description": "Preferred facet values; together at most "
+        f"{limits.MAX_FILTER_VALUES} values (`MAX_FILTER_VALUES`).",
+        "x-rule": f"values together <= {limits.MAX_FILTER_VALUES}",
+    },
+    "PartialDecision": {
+        "description": "An inline exemplar: any fields of a decision. Title, statement and "
+        f"rationale hold at most {limits.MAX_EXEMPLAR_TEXT} characters together "
+        "(`MAX_EXEMPLAR_TEXT`).",
+        "x-rule": f"len(title + statement + rationale) <= {limits.MAX_EXEMPLAR_TEXT}",
+    },
+}
+"""Hand-written constraints on whole classes (those spanning several properties)."""
+
 _INTEGER: Final = {
     "type": "integer",
     "minimum": -MAX_SAFE_INTEGER,
@@ -159,7 +225,9 @@ _DESCRIPTIONS: Final[Mapping[int, str]] = {
     415: "The request body is not `application/json` (UTF-8).",
     500: "An unexpected error; the problem's `instance` carries the request id that is logged.",
     501: "The capability is reserved and not available.",
-    503: "The storage is unavailable.",
+    503: "The service cannot answer now: the storage is unavailable, the request's executor is "
+    "busy (`SERVICE_BUSY`) or the request passed its time limit (`REQUEST_TIMED_OUT`); the "
+    "latter two carry `Retry-After`.",
 }
 
 
@@ -284,6 +352,7 @@ class _Schemas:
         doc = inspect.getdoc(cls)
         if doc:
             schema["description"] = doc.split("\n\n", 1)[0].replace("\n", " ")
+        schema.update(_CLASS_REFINEMENTS.get(name, {}))
         self.components[name] = schema
         return ref
 
@@ -294,14 +363,6 @@ def _unannotated(*_args: Any, **_kwargs: Any) -> Any:
 
 def _hints(function: Callable[..., Any]) -> dict[str, Any]:
     return typing.get_type_hints(function, include_extras=True)
-
-
-def _attrs_member(tp: Any) -> Any:
-    """The attrs class in a ``Model | Mapping`` parameter annotation, or the annotation."""
-    for arg in get_args(tp) if get_origin(tp) in (Union, types.UnionType) else (tp,):
-        if isinstance(arg, type) and attrs.has(arg):
-            return arg
-    return tp
 
 
 def _error(status: int) -> dict[str, Any]:
@@ -316,156 +377,221 @@ def _error(status: int) -> dict[str, Any]:
                 "schema": {"type": "string", "pattern": "^Bearer"},
             }
         }
+    if status == 503:
+        response["headers"] = {
+            "Retry-After": {
+                "description": "Seconds to wait before retrying (when busy or over time).",
+                "schema": {"type": "string", "pattern": "^[0-9]+$"},
+            }
+        }
     return response
 
 
-def _parameters(row: Endpoint, method: Callable[..., Any]) -> list[dict[str, Any]]:
+_KIND_SCHEMAS: Final[Mapping[ParameterKind, Mapping[str, Any]]] = {
+    ParameterKind.IDENTIFIER: _IDENTIFIER,
+    ParameterKind.TEXT: {"type": "string"},
+    ParameterKind.SEQUENCE: {"type": "integer", "minimum": 0, "maximum": MAX_SAFE_INTEGER},
+    ParameterKind.CHOICE: {"type": "string"},
+}
+"""The JSON Schema of each kind of parameter, as the adapter checks it."""
 
-    params: list[dict[str, Any]] = []
-    for name in row.path_params:
-        schema: dict[str, Any] = dict(_IDENTIFIER)
-        description = f"The {name.replace('_', ' ')}."
-        if name == "fmt":
-            schema = {"type": "string"}
-            description = "The export format: `json`, `pdf` or `graph` (anything else is 404)."
-        params.append(
-            {
-                "name": name,
-                "in": "path",
-                "required": True,
-                "description": description,
-                "schema": schema,
-                "example": _EXAMPLES.get(name, "x-1"),
-            }
-        )
-    for name, kind in accepted_query_parameters(row.operation, method).items():
-        params.append(
-            {
-                "name": name,
-                "in": "query",
-                "required": False,
-                "description": _QUERY_DESCRIPTIONS.get(name, ""),
-                "schema": {"type": "integer", "minimum": 0} if kind is int else {"type": "string"},
-            }
-        )
-    return params
+
+def _parameter(parameter: Parameter) -> dict[str, Any]:
+    schema = dict(_KIND_SCHEMAS[parameter.kind])
+    if parameter.choices:
+        schema["enum"] = list(parameter.choices)
+    document: dict[str, Any] = {
+        "name": parameter.name,
+        "in": parameter.location.value,
+        "required": parameter.location is ParameterLocation.PATH,
+        "description": parameter.description,
+        "schema": schema,
+    }
+    if parameter.example is not None:
+        document["example"] = parameter.example
+    return document
+
+
+def _parameters(row: Endpoint, method: Callable[..., Any]) -> list[dict[str, Any]]:
+    path = [_parameter(p) for p in row.parameters if p.location is ParameterLocation.PATH]
+    query = [_parameter(p) for p in accepted_query_parameters(row, method)]
+    return [*path, *query]
+
+
+_ETAG_HEADER: Final = {
+    "ETag": {
+        "description": "The report's version (its digest's `report_sha256`); send it back in "
+        "`If-None-Match` to be answered 304 while the report is unchanged.",
+        "schema": {"type": "string"},
+    }
+}
+
+
+def _digest_schema(returns: Any, schemas: _Schemas) -> tuple[list[str], dict[str, Any]]:
+    """The digest members and schema of a result type with a ``digest`` attribute."""
+    if isinstance(returns, type) and attrs.has(returns):
+        digest_tp = typing.get_type_hints(returns, include_extras=True).get("digest")
+        if isinstance(digest_tp, type) and attrs.has(digest_tp):
+            return [f.name for f in attrs.fields(digest_tp)], schemas.of(digest_tp)
+    return [], {"type": "object"}
+
+
+def _document_success(row: Endpoint, returns: Any, schemas: _Schemas) -> dict[str, Any]:
+    digest_fields, digest_schema = _digest_schema(returns, schemas)
+    html, json_type = row.media_types[0], row.media_types[1]
+    headers: dict[str, Any] = {
+        digest_header(name): {
+            "description": f"The digest's `{name}` member.",
+            "schema": {"type": "string"},
+        }
+        for name in digest_fields
+    }
+    return {
+        "description": "The self-contained HTML report. The record digest comes in the "
+        "`SemReport-Digest-*` headers; ask `Accept: application/json` for a JSON envelope "
+        "holding both.",
+        "headers": headers,
+        "content": {
+            html: {"schema": {"type": "string"}},
+            json_type: {
+                "schema": {
+                    "type": "object",
+                    "required": ["digest", "html"],
+                    "additionalProperties": False,
+                    "properties": {"digest": digest_schema, "html": {"type": "string"}},
+                }
+            },
+        },
+    }
 
 
 def _success(row: Endpoint, method: Callable[..., Any], schemas: _Schemas) -> dict[str, Any]:
     returns = _hints(method).get("return", Any)
-    if row.operation == "export_report":
-        digest_fields: list[str] = []
-        if isinstance(returns, type) and attrs.has(returns):
-            digest_tp = typing.get_type_hints(returns, include_extras=True).get("digest")
-            if isinstance(digest_tp, type) and attrs.has(digest_tp):
-                digest_fields = [f.name for f in attrs.fields(digest_tp)]
-                digest_schema = schemas.of(digest_tp)
-            else:
-                digest_schema = {"type": "object"}
-        else:
-            digest_schema = {"type": "object"}
-
-        return {
-            "description": "The self-contained HTML report. The record digest comes in the "
-            "`SemReport-Digest-*` headers; ask `Accept: application/json` for a JSON envelope "
-            "holding both.",
-            "headers": {
-                digest_header(name): {
-                    "description": f"The digest's `{name}` member.",
-                    "schema": {"type": "string"},
-                }
-                for name in digest_fields
-            },
-            "content": {
-                _HTML: {"schema": {"type": "string"}},
-                _JSON: {
-                    "schema": {
-                        "type": "object",
-                        "required": ["digest", "html"],
-                        "additionalProperties": False,
-                        "properties": {"digest": digest_schema, "html": {"type": "string"}},
-                    }
-                },
-            },
-        }
-    if row.operation == "export_session":
-        return {
-            "description": "The export, with its media type and a `Content-Disposition` "
-            "attachment file name.",
+    response: dict[str, Any]
+    if row.response is ResponseKind.DOCUMENT:
+        response = _document_success(row, returns, schemas)
+    elif row.response in (ResponseKind.FILE, ResponseKind.STREAM):
+        response = {
+            "description": "The export, with its media type and a `Content-Disposition` file name.",
             "headers": {
                 "Content-Disposition": {
                     "description": '`attachment; filename="..."`',
-                    "schema": {"type": "string", "pattern": "^attachment; filename="},
+                    "schema": {"type": "string", "pattern": "^(attachment|inline); filename="},
                 }
             },
-            "content": {media: {"schema": {}} for media in _SESSION_MEDIA_TYPES},
+            "content": {media: {"schema": {}} for media in row.media_types},
         }
+    else:
+        response = {
+            "description": "The result, in the library's wire form.",
+            "content": {media: {"schema": schemas.of(returns)} for media in row.media_types},
+        }
+    if row.etag is not None:
+        response["headers"] = {**response.get("headers", {}), **_ETAG_HEADER}
+    if row.links:
+        response["links"] = {link.name: _link(row, link) for link in row.links}
+    return response
+
+
+def _link(row: Endpoint, link: Any) -> dict[str, Any]:
+    """An OpenAPI link: the same request, with some body members from this response.
+
+    The follow-up's body is this request's body member by member (a cursor is
+    valid only for the query it was issued for), with the link's members set
+    from the response; ``x-schemathesis.merge_body: false`` tells schemathesis
+    to send that body as it is rather than mixing it with generated members.
+    """
+    document: dict[str, Any] = {
+        "operationId": link.operation,
+        "description": link.description,
+    }
+    if row.path_params:
+        document["parameters"] = {name: f"$request.path.{name}" for name in row.path_params}
+    if link.body:
+        members = (
+            [field.name for field in attrs.fields(row.body.type)]
+            if row.body is not None and row.body.type is not None and attrs.has(row.body.type)
+            else []
+        )
+        body = {name: f"$request.body#/{name}" for name in members}
+        body.update({name: f"$response.body#/{member}" for name, member in link.body.items()})
+        document["requestBody"] = body
+        document["x-schemathesis"] = {"merge_body": False}
+    return document
+
+
+def _refused_operation(row: Endpoint, operation: dict[str, Any]) -> dict[str, Any]:
+    operation["description"] = (
+        f"{row.purpose}\n\nContract status: **{row.status.value}**. Every request is "
+        "answered 404 before credentials, content type or body are looked at."
+    )
+    operation["security"] = []
+    operation["requestBody"] = {
+        "required": False,
+        "description": "Ignored: never read.",
+        "content": {"*/*": {"schema": {}}},
+    }
+    code = row.refusal.code if row.refusal is not None else "NOT_FOUND"
+    operation["responses"] = {
+        "404": {
+            "description": f"Always (`{code}`).",
+            "content": {_PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+        }
+    }
+    return operation
+
+
+def _request_body(row: Endpoint, schemas: _Schemas) -> dict[str, Any]:
+    assert row.body is not None
+    body_schema: dict[str, Any] = {}
+    if row.body.required:
+        body_schema = schemas.of(row.body.type) if row.body.type is not None else {}
+        if body_schema == {}:
+            body_schema = {"type": "object"}
     return {
-        "description": "The result, in the library's wire form.",
-        "content": {_JSON: {"schema": schemas.of(returns)}},
+        "required": row.body.required,
+        "description": f"JSON (UTF-8), at most {limits.MAX_BODY_BYTES} bytes "
+        f"(`MAX_BODY_BYTES`), nested at most {MAX_JSON_DEPTH} levels deep.",
+        "x-max-bytes": limits.MAX_BODY_BYTES,
+        "content": {_JSON: {"schema": body_schema}},
     }
 
 
 def _operation(row: Endpoint, service_cls: type, schemas: _Schemas) -> dict[str, Any]:
-
     # A facade without the method yet is documented with open schemas.
     method = getattr(service_cls, row.operation, _unannotated)
+    lane = "cheap calls" if row.lane is Lane.LIGHT else "reports and exports"
     operation: dict[str, Any] = {
         "operationId": row.operation,
         "summary": row.purpose,
         "description": (
-            f"{row.purpose}\n\nContract status: **{row.status.value}**. "
-            f"Requires the `{row.auth.value}` role"
+            f"{row.purpose}\n\nContract status: **{row.status.value}**. Requires the "
+            f"`{row.auth.value}` role"
             + (" and a grant for the project." if row.project_scoped else ".")
+            + f" Runs on the executor of {lane}; time limit {row.time_limit:g} s."
         ),
         "tags": [row.capability],
         "x-contract-status": row.status.value,
         "x-required-role": row.auth.value,
+        "x-lane": row.lane.value,
+        "x-time-limit-seconds": row.time_limit,
     }
     params = _parameters(row, method)
     if params:
         operation["parameters"] = params
-    responses: dict[str, Any] = {}
     if row.always_refused:
-        operation["description"] = (
-            f"{row.purpose}\n\nContract status: **{row.status.value}**. Every request is "
-            "answered 404 before credentials, content type or body are looked at."
-        )
-        operation["security"] = []
-        operation["requestBody"] = {
-            "required": False,
-            "description": "Ignored: never read.",
-            "content": {"*/*": {"schema": {}}},
-        }
-        responses["404"] = {
-            "description": "Always: no model is loaded (`GNN_MODEL_NOT_LOADED`).",
-            "content": {_PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}},
-        }
-        operation["responses"] = responses
-        return operation
-    body = BODY_PARAMETERS.get(row.operation)
-    if body is not None:
-        name, required = body
-        body_tp = _attrs_member(_hints(method).get(name, Any))
-        body_schema = schemas.of(body_tp) if required else {}
-        if required and body_schema == {}:
-            body_schema = {"type": "object"}
-        operation["requestBody"] = {
-            "required": required,
-            "content": {_JSON: {"schema": body_schema}},
-        }
+        return _refused_operation(row, operation)
+    if row.body is not None:
+        operation["requestBody"] = _request_body(row, schemas)
+    responses: dict[str, Any] = {}
     if _hints(method).get("return") is not typing.NoReturn:
         responses["200"] = _success(row, method, schemas)
-    statuses = [401, 403, 413, 500, 503]
-    if row.path_params or body is not None or row.operation in ("export_session",):
-        statuses.append(400)
-    if row.project_scoped or row.path_params:
-        statuses.append(404)
-    if body is not None:
-        statuses.append(415)
-    if row.reserved:
-        statuses.append(501)
-    for status in sorted(statuses):
+    if row.etag is not None:
+        responses["304"] = {
+            "description": "Not modified: `If-None-Match` names the current `ETag`.",
+            "headers": _ETAG_HEADER,
+        }
+    for status in sorted(row.errors):
         responses[str(status)] = _error(status)
     operation["responses"] = responses
     return operation

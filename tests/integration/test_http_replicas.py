@@ -1,0 +1,223 @@
+"""Replicas behind a load balancer: processes sharing one PostgreSQL database and one cursor key.
+
+Three processes share one database: a writer appends decisions through the
+library, two HTTP servers read. After each append, both readers follow the
+log to the writer's latest sequence number; a cursor issued by one reader is
+valid at the other, and still valid at a reader restarted with the same key.
+A ``--workers 2`` server shares one key among its worker processes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from pg_support import POSTGRES_URL, pg_marks, with_query
+
+import semreport
+from semreport.testing.samples import sample_decisions
+
+TOKEN = "replica-token"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+WRITER = """
+import json, sys
+import semreport
+from semreport.testing.samples import sample_decisions
+
+url = sys.argv[1]
+with semreport.open(url) as service:
+    print("ready", flush=True)
+    for line in sys.stdin:
+        start, count = json.loads(line)
+        batch = sample_decisions("p-1", start + count)[start:]
+        stored = service.record(batch)
+        print(json.dumps(stored[-1].sequence), flush=True)
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Reader:
+    """``python -m semreport.http`` on a loopback port."""
+
+    def __init__(self, url: str, key_file: Path | None, *extra: str) -> None:
+        self.url = url
+        self.key_file = key_file
+        self.extra = extra
+        self.port = _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Reader:
+        command = [
+            sys.executable,
+            "-m",
+            "semreport.http",
+            "--url",
+            self.url,
+            "--port",
+            str(self.port),
+            "--dev-token",
+            TOKEN,
+            "--log-level",
+            "warning",
+            *(["--cursor-key-file", str(self.key_file)] if self.key_file else []),
+            *self.extra,
+        ]
+        self.process = subprocess.Popen(command)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{self.base}/readyz", timeout=2).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            assert self.process.poll() is None, "the reader exited"
+            assert time.monotonic() < deadline, "the reader did not start"
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.send_signal(signal.SIGINT)
+            self.process.wait(timeout=30)
+            self.process = None
+
+    def post(self, path: str, body: Any) -> httpx.Response:
+        # A new connection per request, as a load balancer may hand each to another replica.
+        return httpx.post(f"{self.base}{path}", json=body, headers=AUTH, timeout=30)
+
+    def get(self, path: str) -> httpx.Response:
+        return httpx.get(f"{self.base}{path}", headers=AUTH, timeout=30)
+
+
+class Writer:
+    """A process appending through the library, one batch per line it reads."""
+
+    def __init__(self, url: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", WRITER, url],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        assert self.process.stdout.readline().strip() == "ready"
+
+    def append(self, start: int, count: int) -> int:
+        assert self.process.stdin is not None
+        assert self.process.stdout is not None
+        self.process.stdin.write(json.dumps([start, count]) + "\n")
+        self.process.stdin.flush()
+        return int(self.process.stdout.readline())
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        assert self.process.stdout is not None
+        self.process.stdin.close()
+        assert self.process.wait(timeout=30) == 0
+        self.process.stdout.close()
+
+
+def _walk(readers: list[Reader], limit: int = 3) -> list[str]:
+    """Every hit of one search, page after page, each page from the next reader in turn."""
+    ids: list[str] = []
+    cursor = None
+    turn = 0
+    while True:
+        body: dict[str, Any] = {"text": "fire", "limit": limit, "cursor": cursor}
+        page = readers[turn % len(readers)].post("/projects/p-1/semantic/find", body)
+        assert page.status_code == 200, page.text
+        ids += [hit["decision_id"] for hit in page.json()["hits"]]
+        cursor = page.json()["next_cursor"]
+        turn += 1
+        if cursor is None:
+            return ids
+
+
+@pytest.fixture
+def key_file(tmp_path: Path) -> Path:
+    path = tmp_path / "cursor.key"
+    path.write_bytes(os.urandom(32).hex().encode())
+    return path
+
+
+@pytest.mark.slow
+class TestReplicasOnPostgres:
+    """Three processes, one PostgreSQL database."""
+
+    pytestmark = pg_marks
+
+    @pytest.fixture
+    def url(self, pg_schema: str) -> str:
+        url = with_query(POSTGRES_URL, schema=pg_schema)
+        semreport.open(url).close()  # the servers never create a storage
+        return url
+
+    def test_readers_follow_the_writer_and_share_cursors(self, url: str, key_file: Path) -> None:
+        writer = Writer(url)
+        first = second = None
+        try:
+            latest = writer.append(0, 12)
+            first, second = Reader(url, key_file).start(), Reader(url, key_file).start()
+            for start, count in ((12, 6), (18, 9)):
+                for reader in (first, second):
+                    report = reader.get("/projects/p-1/report").json()
+                    assert report["as_of_sequence"] == latest
+                    signals = reader.get("/projects/p-1/semantic/signals").json()
+                    assert signals["as_of_sequence"] == latest
+                digests = {r.get("/projects/p-1/report").headers["etag"] for r in (first, second)}
+                assert len(digests) == 1  # the same records, the same report
+                alone = _walk([first])
+                assert alone, "the search should find something"
+                assert _walk([first, second]) == alone  # cursors cross processes
+                assert len(set(alone)) == len(alone)
+                latest = writer.append(start, count)
+            # A reader restarted with the same key honours a cursor issued before.
+            page = first.post("/projects/p-1/semantic/find", {"text": "fire", "limit": 2})
+            cursor = page.json()["next_cursor"]
+            assert cursor is not None
+            second.stop()
+            second.start()
+            again = second.post(
+                "/projects/p-1/semantic/find", {"text": "fire", "limit": 2, "cursor": cursor}
+            )
+            assert again.status_code == 200, again.text
+            assert again.json()["as_of_sequence"] == latest
+        finally:
+            for reader in (first, second):
+                if reader is not None:
+                    reader.stop()
+            writer.close()
+
+
+@pytest.mark.slow
+class TestWorkerProcesses:
+    """``--workers 2``: one key drawn at start-up, handed to both workers."""
+
+    def test_every_page_is_served_whichever_worker_answers(self, tmp_path: Path) -> None:
+        url = f"sqlite:///{tmp_path / 'workers.db'}"
+        with semreport.open(url) as seed:
+            seed.record(sample_decisions("p-1", 40))
+        # No key given: the server draws one at start-up and hands it to both workers.
+        reader = Reader(url, None, "--workers", "2")
+        reader.start()
+        try:
+            walks = [_walk([reader], limit=2) for _ in range(5)]
+            assert all(walk == walks[0] for walk in walks)
+            assert reader.get("/healthz").status_code == 200
+        finally:
+            reader.stop()
