@@ -126,6 +126,18 @@ class TestFind:
         assert set(text.evidence["matched_terms"]) == {"timber", "floor"}  # type: ignore[arg-type]
         assert abs(sum(c.contribution for c in top.explanation) - top.score) < 1e-9
 
+    @pytest.mark.parametrize("huge", [1e308, 1.7976931348623157e308])
+    def test_huge_weights_count_by_their_ratios(self, sr: semreport.SemReport, huge: float) -> None:
+        plain = sr.find("p-1", {"text": "timber floor", "weights": {"text": 2.0, "recency": 1.0}})
+        scaled = sr.find(
+            "p-1", {"text": "timber floor", "weights": {"text": huge, "recency": huge / 2}}
+        )
+        assert [h.decision_id for h in scaled.hits] == [h.decision_id for h in plain.hits]
+        for hit, same in zip(scaled.hits, plain.hits, strict=True):
+            assert hit.score == pytest.approx(same.score)
+            assert 0 <= hit.score <= 1
+            assert [c.weight for c in hit.explanation] == pytest.approx([2 / 3, 1 / 3])
+
     def test_superseded_is_demoted_by_default_and_excluded_on_request(
         self, sr: semreport.SemReport
     ) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -404,10 +405,15 @@ def _match(
     """The active signals with their effective weights, and the matches."""
     snap = query.snap
     chosen = prepare_active(query, weights)
-    total_weight = math.fsum(weights[signal.name] for signal, _ in chosen)
+    given = [weights[signal.name] for signal, _ in chosen]
+    if max(given, default=0.0) * len(given) > sys.float_info.max:
+        # Huge weights (finite, but their sum is not): only their ratios count.
+        largest = max(given)
+        given = [weight / largest for weight in given]
+    total_weight = math.fsum(given)
     active = tuple(
-        Weighted(signal.name, prepared, weights[signal.name] / total_weight)
-        for signal, prepared in chosen
+        Weighted(signal.name, prepared, weight / total_weight)
+        for (signal, prepared), weight in zip(chosen, given, strict=True)
     )
     demote = policy == SupersededPolicy.DEMOTE and bool(len(snap.superseded_rows))
     selecting = [prepared for signal, prepared in chosen if signal.selects(query)]
