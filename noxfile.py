@@ -137,7 +137,7 @@ def pdfpreview(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def docs(session: nox.Session) -> None:
     """Build the HTML docs with Sphinx; every warning is an error."""
-    _install(session, "docs", extras="cli,http")
+    _install(session, "docs", extras="cli,http,metrics")
     session.run(
         "sphinx-build",
         "--fail-on-warning",

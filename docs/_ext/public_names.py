@@ -37,7 +37,10 @@ def public_names() -> dict[str, str]:
         except ImportError:  # an optional extra that is not installed
             continue
         for export in getattr(module, "__all__", ()):
-            obj = getattr(module, export, None)
+            try:
+                obj = getattr(module, export, None)
+            except ImportError:  # a lazily imported name whose extra is not installed
+                continue
             defined_in = getattr(obj, "__module__", None)
             qualname = getattr(obj, "__qualname__", None)
             if not isinstance(defined_in, str) or not isinstance(qualname, str):
