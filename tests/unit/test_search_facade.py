@@ -356,14 +356,46 @@ class TestErrors:
         with pytest.raises(InvalidRequest):
             sr.find("p-1", {"text": "floor", "limit": 1, "cursor": page.next_cursor})
 
-    def test_expired_cursor(self) -> None:
+    def test_a_cursor_outlives_the_snapshots_kept(self) -> None:
+        # The index as of the cursor's sequence is built again from the records.
         with semreport.open("memory://", scorer=HeuristicScorer(keep_snapshots=1)) as sr:
             sr.record(PROJECT)
-            page = sr.find("p-1", {"text": "timber", "limit": 1})
+            first = sr.find("p-1", {"text": "timber", "limit": 1})
+            second = sr.find("p-1", {"text": "timber", "limit": 1, "cursor": first.next_cursor})
+            sr.record([_d("d-7", "Timber door"), _d("d-8", "Timber stair")])
+            sr.find("p-1", {"text": "timber"})  # the index moves on
+            again = sr.find("p-1", {"text": "timber", "limit": 1, "cursor": first.next_cursor})
+            assert again == second
+            assert again.as_of_sequence == first.as_of_sequence
+
+    def test_a_cursor_from_another_process_after_an_append(self) -> None:
+        key = b"k" * 32
+        storage = semreport.open("memory://").storage
+
+        def process() -> semreport.SemReport:  # a facade of its own over the shared storage
+            scorer = HeuristicScorer(cursor_key=key)
+            return semreport.SemReport(storage, caller=Principal.local(), scorer=scorer)
+
+        storage.record([from_wire(row, semreport.Decision) for row in PROJECT])
+        issuer = process()
+        first = issuer.find("p-1", {"text": "timber", "limit": 1})
+        second = issuer.find("p-1", {"text": "timber", "limit": 1, "cursor": first.next_cursor})
+        storage.record([from_wire(_d("d-7", "Timber door"), semreport.Decision)])
+        page = process().find("p-1", {"text": "timber", "limit": 1, "cursor": first.next_cursor})
+        assert page == second
+
+    def test_a_cursor_beyond_the_memory_is_refused(self) -> None:
+        key = b"k" * 32
+        with semreport.open("memory://", cursor_key=key) as sr:
+            sr.record(PROJECT)
             sr.record([_d("d-7", "Timber door")])
+            page = sr.find("p-1", {"text": "timber", "limit": 1})
+        with semreport.open("memory://", cursor_key=key) as shorter:
+            shorter.record(PROJECT)
             with pytest.raises(InvalidRequest) as info:
-                sr.find("p-1", {"text": "timber", "limit": 1, "cursor": page.next_cursor})
-            assert "no longer held" in info.value.errors[0].message
+                shorter.find("p-1", {"text": "timber", "limit": 1, "cursor": page.next_cursor})
+            assert info.value.errors[0].path == "$.cursor"
+            assert "has not reached" in info.value.errors[0].message
 
     def test_auth_before_project_lookup(self, sr: semreport.SemReport) -> None:
         stranger = Principal("s", roles={Role.USER}, projects={"other"})

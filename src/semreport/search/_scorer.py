@@ -80,7 +80,8 @@ _INFO: Final = ScorerInfo(name="heuristic", version=HEURISTIC_VERSION, model_inf
 @attrs.define
 class _Project:
     memory: DecisionMemory
-    snapshots: OrderedDict[int, IndexSnapshot]
+    snapshots: OrderedDict[int, IndexSnapshot]  # the recent ones, the latest last
+    rebuilt: OrderedDict[int, IndexSnapshot] = attrs.field(factory=OrderedDict)  # for cursors
 
     @property
     def latest(self) -> IndexSnapshot:
@@ -154,6 +155,7 @@ class HeuristicScorer:
             if current.sequence > latest:  # the memory was replaced under us: start again
                 current = IndexSnapshot(project_id, Vocabulary(self._analyzer))
                 project.snapshots.clear()
+                project.rebuilt.clear()
             fresh = current.extend(memory.records(project_id, after=current.sequence, as_of=latest))
             fresh.build_columns()
             project.snapshots[fresh.sequence] = fresh
@@ -161,17 +163,40 @@ class HeuristicScorer:
                 project.snapshots.popitem(last=False)
             return fresh
 
-    def _snapshot_at(self, project_id: str, sequence: int) -> IndexSnapshot:
+    def _snapshot_at(self, memory: DecisionMemory, project_id: str, sequence: int) -> IndexSnapshot:
+        """The index as of a cursor's sequence: held, or built again from the records.
+
+        Records never change, so the index as of any sequence the project
+        reached can be built again; that is what a cursor issued by another
+        process, or before more appends than this scorer keeps, needs.
+        """
         with self._lock:
             project = self._projects.get(project_id)
-            found = project.snapshots.get(sequence) if project is not None else None
-        if found is None:
-            raise InvalidRequest.at(
-                "$.cursor",
-                f"the cursor was issued at sequence {sequence}, which is no longer held "
-                "(the project changed since); run the search again",
+            if project is None:  # pragma: no cover - index() ran first
+                raise InvalidRequest.at("$.cursor", "the cursor is not for this project")
+            found = project.snapshots.get(sequence)
+            if found is not None:
+                return found
+            found = project.rebuilt.get(sequence)
+            if found is not None:
+                project.rebuilt.move_to_end(sequence)
+                return found
+            latest = project.latest
+            if not 0 < sequence <= latest.sequence:
+                raise InvalidRequest.at(
+                    "$.cursor",
+                    f"the cursor was issued at sequence {sequence}, which this project's "
+                    f"Decision Memory has not reached (it is at {latest.sequence}); "
+                    "run the search again",
+                )
+            rebuilt = IndexSnapshot(project_id, latest.vocab).extend(
+                memory.records(project_id, as_of=sequence)
             )
-        return found
+            rebuilt.build_columns()
+            project.rebuilt[sequence] = rebuilt
+            while len(project.rebuilt) > self._keep:
+                project.rebuilt.popitem(last=False)
+            return rebuilt
 
     # -- the port -------------------------------------------------------------------------
 
@@ -312,7 +337,7 @@ class HeuristicScorer:
             return None, self.index(memory, project_id)
         state = decode_cursor(self._key, cursor, print_())
         self.index(memory, project_id)
-        return state, self._snapshot_at(project_id, state.sequence)
+        return state, self._snapshot_at(memory, project_id, state.sequence)
 
     def _page(  # noqa: PLR0917 - internal
         self,
