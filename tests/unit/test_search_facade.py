@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -21,6 +22,7 @@ from semreport import (
     ProjectNotFound,
     Role,
     SearchResult,
+    StoredRecord,
     Unauthenticated,
 )
 from semreport.search import (
@@ -32,6 +34,7 @@ from semreport.search import (
     NumericRange,
     parse_criteria,
 )
+from semreport.storage.memory import MemoryStorage
 from semreport.testing import synthetic_decisions
 from semreport.wire import from_wire, to_wire
 
@@ -540,8 +543,65 @@ class TestResults:
         assert wire["tags"] == {"timber": 2, "fire": 1}
 
 
+class _BlockingStorage(MemoryStorage):
+    """Holds a read of one project's records until released (to overlap builds)."""
+
+    def __init__(self, blocked: str) -> None:
+        super().__init__()
+        self.blocked = blocked
+        self.reading = threading.Event()
+        self.release = threading.Event()
+
+    def records(
+        self, project_id: str, *, after: int = 0, as_of: int | None = None
+    ) -> Iterator[StoredRecord]:
+        if project_id == self.blocked:
+            self.reading.set()
+            assert self.release.wait(timeout=60)
+        return super().records(project_id, after=after, as_of=as_of)
+
+
+class _LaggingMemory(MemoryStorage):
+    """Reports a stale latest sequence once (another thread has indexed further since)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stale: int | None = None
+
+    def latest_sequence(self, project_id: str) -> int:
+        if self.stale is not None:
+            stale, self.stale = self.stale, None
+            return stale
+        return super().latest_sequence(project_id)
+
+
 class TestIndex:
     """The index follows Decision Memory's sequence incrementally."""
+
+    def test_a_build_holds_up_no_other_project(self) -> None:
+        storage = _BlockingStorage("big")
+        storage.record(synthetic_decisions(40, project_id="big"))
+        storage.record(synthetic_decisions(40, project_id="small"))
+        sr = semreport.SemReport(storage, caller=Principal.local())
+        done: list[int] = []
+        builder = threading.Thread(target=lambda: done.append(sr.find("big", {}).total))
+        builder.start()
+        assert storage.reading.wait(timeout=60)  # the build of "big" is under way
+        try:
+            assert sr.find("small", {}).total == 40  # served while "big" is still building
+            assert not done
+        finally:
+            storage.release.set()
+            builder.join(timeout=60)
+        assert done == [40]
+
+    def test_a_stale_latest_sequence_keeps_the_newer_index(self) -> None:
+        storage = _LaggingMemory()
+        storage.record(synthetic_decisions(30, project_id="p-1"))
+        scorer = HeuristicScorer()
+        current = scorer.index(storage, "p-1")
+        storage.stale = 20  # read before another thread indexed up to 30
+        assert scorer.index(storage, "p-1") is current
 
     def test_append_extends_instead_of_rebuilding(self) -> None:
         with semreport.open("memory://") as sr:

@@ -82,6 +82,7 @@ class _Project:
     memory: DecisionMemory
     snapshots: OrderedDict[int, IndexSnapshot]  # the recent ones, the latest last
     rebuilt: OrderedDict[int, IndexSnapshot] = attrs.field(factory=OrderedDict)  # for cursors
+    lock: threading.Lock = attrs.field(factory=threading.Lock)  # its builds, one at a time
 
     @property
     def latest(self) -> IndexSnapshot:
@@ -141,19 +142,22 @@ class HeuristicScorer:
     def index(self, memory: DecisionMemory, project_id: str) -> IndexSnapshot:
         """Return the project's index at the memory's latest sequence, updating it if needed."""
         latest = memory.latest_sequence(project_id)
-        with self._lock:
+        with self._lock:  # held only to find the project: builds lock the project alone
             project = self._projects.get(project_id)
-            if project is not None and project.memory is not memory:
-                project = None
-            if project is None:
+            if project is None or project.memory is not memory:
                 snapshot = IndexSnapshot(project_id, Vocabulary(self._analyzer))
                 project = _Project(memory, OrderedDict({0: snapshot}))
                 self._projects[project_id] = project
+        with project.lock:
             current = project.latest
             if current.sequence == latest:
                 return current
-            if current.sequence > latest:  # the memory was replaced under us: start again
-                current = IndexSnapshot(project_id, Vocabulary(self._analyzer))
+            if current.sequence > latest:
+                # Another thread brought the index further since ``latest`` was read;
+                # only a memory that really went back was replaced under us.
+                if memory.latest_sequence(project_id) >= current.sequence:
+                    return current
+                current = IndexSnapshot(project_id, Vocabulary(self._analyzer))  # start again
                 project.snapshots.clear()
                 project.rebuilt.clear()
             fresh = current.extend(memory.records(project_id, after=current.sequence, as_of=latest))
@@ -172,8 +176,9 @@ class HeuristicScorer:
         """
         with self._lock:
             project = self._projects.get(project_id)
-            if project is None:  # pragma: no cover - index() ran first
-                raise InvalidRequest.at("$.cursor", "the cursor is not for this project")
+        if project is None:  # pragma: no cover - index() ran first
+            raise InvalidRequest.at("$.cursor", "the cursor is not for this project")
+        with project.lock:
             found = project.snapshots.get(sequence)
             if found is not None:
                 return found
