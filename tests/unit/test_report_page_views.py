@@ -156,6 +156,26 @@ class TestTotals:
         assert view.costs.total_in_force == "251.50"
         assert view.costs.total_listed == "367.50"
 
+    def test_totals_beyond_the_largest_float_show_as_infinite(self) -> None:
+        huge = 1.7e308
+        records = [
+            decision(n, f"d-{n}", domain="cost", status="accepted", attributes={"cost_eur": huge})
+            for n in range(1, 4)
+        ] + [
+            decision(4, "m", domain="material", status="accepted", attributes={"cost_eur": 5.0}),
+            decision(5, "n", domain="lifecycle", status="accepted", attributes={"cost_eur": -huge}),
+            decision(6, "o", domain="lifecycle", status="accepted", attributes={"cost_eur": huge}),
+        ]
+        report = build_report("p-1", records)
+        view = page_view(report)
+        (_name, _unit, totals, grand), *_ = view.totals
+        shown = {t.domain.value: t.value for t in totals}
+        assert shown == {"cost": "∞", "material": "5", "lifecycle": "0"}
+        assert grand == "∞"
+        page = render_html(report, exported_at=WHEN)
+        assert "nan" not in page.lower()
+        assert semreport.verify(page).ok
+
     def test_float_totals_are_exact_and_order_free(self) -> None:
         values = [0.1] * 10 + [1e16, -1e16]
         records = [

@@ -8,6 +8,7 @@ without locale, so the same report always gives the same text.
 
 from __future__ import annotations
 
+import fractions
 import math
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -137,7 +138,12 @@ class PageView:
 
 
 def format_amount(value: float) -> str:
-    """Format a number with thousands separators: integers as such, others with two decimals."""
+    """Format a number with thousands separators: integers as such, others with two decimals.
+
+    A total beyond the largest float (the sum of recorded amounts near it) is ``∞``.
+    """
+    if math.isinf(value):
+        return "∞" if value > 0 else "-∞"
     if isinstance(value, int) or (value.is_integer() and abs(value) < 2**53):
         return f"{int(value):,}"
     return f"{value:,.2f}"
@@ -152,7 +158,14 @@ def _number(value: object) -> float | int | None:
 def _sum(values: Sequence[float | int]) -> float | int:
     if all(isinstance(v, int) for v in values):
         return sum(values)
-    return math.fsum(values)
+    try:
+        return math.fsum(values)
+    except OverflowError:  # finite amounts whose sum a float cannot hold on the way
+        exact = sum(map(fractions.Fraction, values))
+        try:
+            return float(exact)
+        except OverflowError:
+            return math.inf if exact > 0 else -math.inf
 
 
 class ViewBuilder:
@@ -338,7 +351,10 @@ def _total_chart(
     bars = []
     for row, domain in enumerate(domains):
         value = sums[domain]
-        width = span * abs(value) / largest
+        if math.isinf(largest):  # only the infinite totals fill the width
+            width = span if math.isinf(value) else 0.0
+        else:
+            width = span * abs(value) / largest
         shown = f"{format_amount(value)} {unit}".strip() if domain in counted else _NONE
         segments = (
             (
