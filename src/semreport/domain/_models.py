@@ -41,6 +41,8 @@ from semreport.domain._values import (
     check_text,
     check_utc,
     freeze_json,
+    is_plain_attribute,
+    is_plain_tag,
     json_kind,
 )
 
@@ -170,12 +172,16 @@ def _optional_utc(value: datetime | None) -> datetime | None:
 
 
 def _tuple(items: Iterable[Any]) -> tuple[Any, ...]:
+    if type(items) is tuple:  # what tuple() would give back as it is
+        return items
     if isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
         raise InvalidType(f"expected an array, got {json_kind(items)}")
     return tuple(items)
 
 
 def _str_frozenset(items: Iterable[str]) -> frozenset[str]:
+    if type(items) is frozenset:  # what frozenset() would give back as it is
+        return items
     if isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
         raise InvalidType(f"expected an array of strings, got {json_kind(items)}")
     return frozenset(items)
@@ -186,12 +192,22 @@ def _roles(items: Iterable[Role | str]) -> frozenset[Role]:
 
 
 def _attributes(items: Mapping[str, AttributeValue]) -> FrozenDict[str, AttributeValue]:
+    if type(items) is FrozenDict:
+        return items
     if not isinstance(items, Mapping):
         raise InvalidType(f"expected an object, got {json_kind(items)}")
     return items if isinstance(items, FrozenDict) else FrozenDict(items)
 
 
+def _each_tag(values: Iterable[Any]) -> None:
+    for value in values:
+        if not is_plain_tag(value):
+            check_tag(value)  # raises, naming the reason
+
+
 def _check_attributes(items: Mapping[str, AttributeValue]) -> None:
+    if all(is_plain_attribute(name, value) for name, value in items.items()):
+        return
     problems: list[tuple[tuple[PathStep, ...], str]] = []
     for name, value in items.items():
         try:
@@ -282,7 +298,7 @@ class Decision:
         default=None, validator=_validator(_optional(check_identifier))
     )
     tags: frozenset[Tag] = attrs.field(
-        factory=frozenset, converter=_str_frozenset, validator=_validator(_each(check_tag))
+        factory=frozenset, converter=_str_frozenset, validator=_validator(_each_tag)
     )
     attributes: FrozenDict[AttributeName, AttributeValue] = attrs.field(
         factory=FrozenDict, converter=_attributes, validator=_validator(_check_attributes)

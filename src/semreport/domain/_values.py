@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from datetime import UTC, datetime
 from typing import Annotated, Any, Final, TypeAlias, TypeVar
 
@@ -186,6 +186,18 @@ class FrozenDict(Mapping[K, V]):
     def __iter__(self) -> Iterator[K]:
         return iter(self._data)
 
+    def items(self) -> ItemsView[K, V]:
+        """The pairs, in key order (a read-only view)."""
+        return self._data.items()
+
+    def keys(self) -> KeysView[K]:
+        """The keys, in order (a read-only view)."""
+        return self._data.keys()
+
+    def values(self) -> ValuesView[V]:
+        """The values, in key order (a read-only view)."""
+        return self._data.values()
+
     def __len__(self) -> int:
         return len(self._data)
 
@@ -276,6 +288,53 @@ def check_tag(value: object) -> str:
     if text != text.strip() or not text.isprintable():
         raise InvalidValue(f"{text[:40]!r} has surrounding whitespace or control characters")
     return text
+
+
+def is_plain_tag(value: object) -> bool:
+    """Whether ``value`` is a tag :func:`check_tag` accepts, decided on a fast path.
+
+    A printable string without surrounding whitespace, of 1 to 128
+    characters (printable excludes lone surrogates and control characters).
+    ``False`` means: ask :func:`check_tag`, which says why.
+    """
+    return (
+        type(value) is str
+        and 0 < len(value) <= _MAX_TAG
+        and value.isprintable()
+        and value == value.strip()
+    )
+
+
+def is_plain_attribute(name: object, value: object) -> bool:
+    """Whether an attribute passes :func:`check_attribute_name` and ``check_attribute_value``.
+
+    Decided on a fast path by exact types; ``False`` means: ask the checks, which say why.
+    """
+    if name not in _NAMES_SEEN:
+        if type(name) is not str or not _ATTRIBUTE_NAME.fullmatch(name):
+            return False
+        if len(_NAMES_SEEN) < _NAMES_KEPT:  # a project uses few names: remember them
+            _NAMES_SEEN.add(name)
+    if type(value) is float:
+        return math.isfinite(value)
+    if type(value) is int:
+        return -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
+    if type(value) is str:
+        return value.isascii() or _encodable(value)
+    return type(value) is bool
+
+
+_NAMES_SEEN: Final[set[str]] = set()
+"""Attribute names already found valid (strings never change, so the answer holds)."""
+_NAMES_KEPT: Final = 4096
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def check_attribute_name(value: object) -> str:
