@@ -42,7 +42,6 @@ from semreport.domain import (
     ProjectSummary,
     ReferenceEmbedNotAvailable,
     Role,
-    Scorer,
     SessionNotFound,
     SessionSummary,
     Storage,
@@ -81,6 +80,7 @@ from semreport.search import (
     Exemplar,
     HeuristicScorer,
     SearchResult,
+    SearchScorer,
     SignalCatalogue,
     parse_criteria,
     parse_exemplar,
@@ -157,7 +157,7 @@ class SemReport:
         caller: Principal | None,
         model: InferenceModel | None = None,
         catalogue: Catalogue | None = None,
-        scorer: Scorer | None = None,
+        scorer: SearchScorer | None = None,
         report_cache_bytes: int = DEFAULT_REPORT_CACHE_BYTES,
     ) -> None:
         self._storage = storage
@@ -166,7 +166,7 @@ class SemReport:
         self._catalogue = catalogue
         # Built here, not on first use: threads serving reads at once must all share one
         # scorer (its index, and the key that signs its cursors).
-        self._scorer: Scorer = scorer if scorer is not None else HeuristicScorer()
+        self._scorer: SearchScorer = scorer if scorer is not None else HeuristicScorer()
         self._reports = _report_cache(report_cache_bytes)
 
     def __repr__(self) -> str:
@@ -381,7 +381,7 @@ class SemReport:
     # -- semantic search ---------------------------------------------------------------
 
     @property
-    def scorer(self) -> Scorer:
+    def scorer(self) -> SearchScorer:
         """The search scorer (it reads only Decision Memory)."""
         return self._scorer
 
@@ -974,7 +974,7 @@ def open(  # noqa: A001 - the library's entry point is semreport.open, by design
     require_caller: bool = False,
     model: InferenceModel | None = None,
     catalogue: Catalogue | None = None,
-    scorer: Scorer | None = None,
+    scorer: SearchScorer | None = None,
     cursor_key: bytes | str | None = None,
     create: bool = True,
     report_cache_bytes: int = DEFAULT_REPORT_CACHE_BYTES,

@@ -7,7 +7,7 @@ implement these; nothing here knows how.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import attrs
 
@@ -15,8 +15,12 @@ from semreport.domain._models import Decision, LegacySession, Principal
 from semreport.domain._records import StoredRecord
 from semreport.domain._views import ProjectSummary
 
-if TYPE_CHECKING:  # the search's request and result types (no import at run time)
-    from semreport.search import Criteria, Exemplar, SearchResult, SignalCatalogue
+QueryT_contra = TypeVar("QueryT_contra", contravariant=True)
+"""What a scorer ranks for (the search's checked criteria or exemplar)."""
+ResultT_co = TypeVar("ResultT_co", covariant=True)
+"""What a scorer answers (the search's result)."""
+CatalogueT_co = TypeVar("CatalogueT_co", covariant=True)
+"""How a scorer describes its signals."""
 
 __all__ = [
     "Authenticator",
@@ -155,21 +159,21 @@ class ScorerInfo:
 
 
 @runtime_checkable
-class Scorer(Protocol):
+class Scorer(Protocol[QueryT_contra, ResultT_co, CatalogueT_co]):
     """Ranks a project's decisions for a query and explains each score.
 
     The heuristic scorer ships with the library; a learned scorer can replace
-    it behind the same facade methods. The request and result types are those of
-    :mod:`semreport.search`.
+    it behind the same facade methods. The port is generic in its request and
+    result types, which the search defines (the domain knows none of them):
+    the facade takes a ``Scorer[Criteria | Exemplar, SearchResult,
+    SignalCatalogue]`` (``semreport.search.SearchScorer``).
     """
 
     def describe(self) -> ScorerInfo:
         """Name the scorer and say whether a learned model is behind it."""
         ...
 
-    def score(
-        self, memory: DecisionMemory, project_id: str, query: Criteria | Exemplar
-    ) -> SearchResult:
+    def score(self, memory: DecisionMemory, project_id: str, query: QueryT_contra) -> ResultT_co:
         """Rank the project's decisions for a checked query and explain the returned page.
 
         ``query`` is checked criteria (``find``) or a checked exemplar (``similar``).
@@ -178,7 +182,7 @@ class Scorer(Protocol):
         """
         ...
 
-    def signals(self, memory: DecisionMemory, project_id: str) -> SignalCatalogue:
+    def signals(self, memory: DecisionMemory, project_id: str) -> CatalogueT_co:
         """Describe the signals the scorer offers for the project."""
         ...
 

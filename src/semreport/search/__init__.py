@@ -38,6 +38,7 @@ from semreport.search._scorer import (
     HEURISTIC_VERSION,
     SIMILAR_WEIGHTS,
     HeuristicScorer,
+    SearchScorer,
 )
 from semreport.search._stopwords import default_stop_words, snowball_stop_words
 from semreport.search._warnings import SearchWarning
@@ -71,6 +72,7 @@ __all__ = [
     "Prepared",
     "QueryAnalysis",
     "SearchResult",
+    "SearchScorer",
     "SearchWarning",
     "Signal",
     "SignalCatalogue",

@@ -14,12 +14,10 @@ import attrs
 from semreport.domain import (
     DecisionDomain,
     DecisionStatus,
-    Evidence,
     FieldError,
     FrozenDict,
     InvalidRequest,
     JsonValue,
-    Link,
     ScorerInfo,
 )
 from semreport.domain._limits import (
@@ -31,13 +29,13 @@ from semreport.domain._limits import (
 )
 from semreport.domain._values import (
     AttributeName,
-    AttributeValue,
     Identifier,
     Tag,
     format_path,
 )
 from semreport.search._analysis import AnalyzerInfo
 from semreport.search._highlight import Highlight
+from semreport.search._partial import PartialDecision, frozen_mapping, frozen_values
 from semreport.search._warnings import SearchWarning
 from semreport.search.signals import SIGNAL_NAMES
 from semreport.wire import converter, from_wire
@@ -117,22 +115,12 @@ class TimeRange:
     before: datetime | None = None
 
 
-def _frozen_mapping(value: Mapping[str, Any]) -> FrozenDict[str, Any]:
-    return value if isinstance(value, FrozenDict) else FrozenDict(value)
-
-
-def _frozenset(value: Any) -> frozenset[Any]:
-    if isinstance(value, str):
-        raise TypeError("expected a list of values, not a single string")
-    return frozenset(value)
-
-
 def _domains(value: Any) -> frozenset[DecisionDomain]:
-    return frozenset(DecisionDomain(v) for v in _frozenset(value))
+    return frozenset(DecisionDomain(v) for v in frozen_values(value))
 
 
 def _statuses(value: Any) -> frozenset[StatusFilter]:
-    return frozenset(StatusFilter(v) for v in _frozenset(value))
+    return frozenset(StatusFilter(v) for v in frozen_values(value))
 
 
 @attrs.frozen
@@ -146,8 +134,8 @@ class FacetSelection:
     """
 
     domain: frozenset[DecisionDomain] = attrs.field(factory=frozenset, converter=_domains)
-    agent: frozenset[Identifier] = attrs.field(factory=frozenset, converter=_frozenset)
-    tags: frozenset[Tag] = attrs.field(factory=frozenset, converter=_frozenset)
+    agent: frozenset[Identifier] = attrs.field(factory=frozenset, converter=frozen_values)
+    tags: frozenset[Tag] = attrs.field(factory=frozenset, converter=frozen_values)
 
     def key_names(self) -> list[str]:
         """The facet keys the selection names (``domain:cost``, ``tag:fire``...)."""
@@ -180,10 +168,10 @@ class Filters:
 
     domain: frozenset[DecisionDomain] = attrs.field(factory=frozenset, converter=_domains)
     status: frozenset[StatusFilter] = attrs.field(factory=frozenset, converter=_statuses)
-    agent: frozenset[Identifier] = attrs.field(factory=frozenset, converter=_frozenset)
-    tags: frozenset[Tag] = attrs.field(factory=frozenset, converter=_frozenset)
+    agent: frozenset[Identifier] = attrs.field(factory=frozenset, converter=frozen_values)
+    tags: frozenset[Tag] = attrs.field(factory=frozenset, converter=frozen_values)
     attributes: Mapping[AttributeName, NumericRange] = attrs.field(
-        factory=FrozenDict, converter=_frozen_mapping
+        factory=FrozenDict, converter=frozen_mapping
     )
     recorded: TimeRange | None = None
 
@@ -216,8 +204,8 @@ class Criteria:
 
     text: str = ""
     filters: Filters = attrs.field(factory=Filters)
-    weights: Mapping[str, float] = attrs.field(factory=FrozenDict, converter=_frozen_mapping)
-    near: Mapping[AttributeName, float] = attrs.field(factory=FrozenDict, converter=_frozen_mapping)
+    weights: Mapping[str, float] = attrs.field(factory=FrozenDict, converter=frozen_mapping)
+    near: Mapping[AttributeName, float] = attrs.field(factory=FrozenDict, converter=frozen_mapping)
     prefer: FacetSelection = attrs.field(factory=FacetSelection)
     superseded: SupersededPolicy = attrs.field(
         default=SupersededPolicy.DEMOTE, converter=SupersededPolicy
@@ -226,29 +214,6 @@ class Criteria:
     cursor: str | None = None
     min_score: float = 0.0
     explain: bool = True
-
-
-@attrs.frozen
-class PartialDecision:
-    """An inline exemplar: any subset of a decision's fields."""
-
-    title: str = ""
-    statement: str = ""
-    rationale: str = ""
-    domain: DecisionDomain | None = attrs.field(
-        default=None, converter=attrs.converters.optional(DecisionDomain)
-    )
-    status: DecisionStatus | None = attrs.field(
-        default=None, converter=attrs.converters.optional(DecisionStatus)
-    )
-    agent: Identifier | None = None
-    tags: frozenset[Tag] = attrs.field(factory=frozenset, converter=_frozenset)
-    attributes: FrozenDict[AttributeName, AttributeValue] = attrs.field(
-        factory=FrozenDict, converter=_frozen_mapping
-    )
-    elements: frozenset[Identifier] = attrs.field(factory=frozenset, converter=_frozenset)
-    evidence: tuple[Evidence, ...] = attrs.field(default=(), converter=tuple)
-    links: tuple[Link, ...] = attrs.field(default=(), converter=tuple)
 
 
 @attrs.frozen
@@ -270,7 +235,7 @@ class Exemplar:
     decision_id: Identifier | None = None
     decision: PartialDecision | None = None
     filters: Filters = attrs.field(factory=Filters)
-    weights: Mapping[str, float] = attrs.field(factory=FrozenDict, converter=_frozen_mapping)
+    weights: Mapping[str, float] = attrs.field(factory=FrozenDict, converter=frozen_mapping)
     superseded: SupersededPolicy = attrs.field(
         default=SupersededPolicy.DEMOTE, converter=SupersededPolicy
     )

@@ -19,7 +19,7 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from typing import Final
+from typing import Final, TypeAlias
 
 import attrs
 import numpy as np
@@ -30,6 +30,7 @@ from semreport.domain import (
     DecisionNotFound,
     FrozenDict,
     InvalidRequest,
+    Scorer,
     ScorerInfo,
 )
 from semreport.search._analysis import Analyzer
@@ -64,7 +65,16 @@ from semreport.search._warnings import SearchWarning, unknown_names
 from semreport.search.signals import SIGNALS, Prepared, Query, prepare_active
 from semreport.wire import to_wire
 
-__all__ = ["FIND_WEIGHTS", "HEURISTIC_VERSION", "SIMILAR_WEIGHTS", "HeuristicScorer"]
+__all__ = [
+    "FIND_WEIGHTS",
+    "HEURISTIC_VERSION",
+    "SIMILAR_WEIGHTS",
+    "HeuristicScorer",
+    "SearchScorer",
+]
+
+SearchScorer: TypeAlias = Scorer[Criteria | Exemplar, SearchResult, SignalCatalogue]
+"""The scorer port as the facade uses it: the search's requests and results."""
 
 HEURISTIC_VERSION: Final = "3.0"
 """The heuristic's version; it changes whenever the same records could rank differently."""

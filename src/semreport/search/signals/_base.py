@@ -21,7 +21,7 @@ from semreport.domain import Decision, FrozenDict, JsonValue
 from semreport.search._index import F64, I64, Bool, IndexSnapshot
 
 if TYPE_CHECKING:
-    from semreport.search._models import PartialDecision
+    from semreport.search._partial import PartialDecision
 
 __all__ = ["Evidence", "Prepared", "Prior", "Query", "Signal", "freeze"]
 

@@ -14,7 +14,7 @@ from semreport.search.signals._base import Query, Signal
 from semreport.search.signals.text import Bm25
 
 if TYPE_CHECKING:
-    from semreport.search._models import PartialDecision
+    from semreport.search._partial import PartialDecision
 
 __all__ = ["TermsSignal", "exemplar_counts", "exemplar_query"]
 
