@@ -24,8 +24,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 import semreport
-from semreport import Decision, ProjectSummary
+from semreport import Decision, ProjectSummary, StoredRecord
 from semreport.canonical import canonical_json_fast, canonical_record
 from semreport.reports import assemble_report, render_html
 from semreport.reports._assemble import assemble_built
@@ -120,17 +122,41 @@ def _synthetic(n: int, seed: int = 7) -> list[Decision]:
 
 
 class _Memory:
-    """A list-backed read-only Decision Memory."""
+    """A list-backed read-only Decision Memory.
+
+    Its rows are what an adapter keeps (the JSON text of each record, its
+    canonical bytes and hash); ``records()`` parses each row afresh, as
+    adapters do, without the hash check.
+    """
 
     def __init__(self, records: list[Decision]) -> None:
         self._records = records
+        self._rows = []
+        for decision in records:
+            wire = to_wire(decision)
+            canonical = canonical_record(wire)
+            self._rows.append(
+                (decision.sequence or 0, hashlib.sha256(canonical).hexdigest(), canonical,
+                 orjson.dumps(wire))
+            )  # fmt: skip
 
     def decisions(
         self, project_id: str, *, after: int = 0, as_of: int | None = None
     ) -> Iterator[Decision]:
         return iter(self._records)
 
+    def records(
+        self, project_id: str, *, after: int = 0, as_of: int | None = None
+    ) -> Iterator[StoredRecord]:
+        return (
+            StoredRecord(sequence, sha256, canonical, orjson.loads(body))
+            for sequence, sha256, canonical, body in self._rows
+        )
+
     def get(self, project_id: str, decision_id: str) -> Decision:  # pragma: no cover
+        raise NotImplementedError
+
+    def get_record(self, project_id: str, decision_id: str) -> StoredRecord:  # pragma: no cover
         raise NotImplementedError
 
     def latest_sequence(self, project_id: str) -> int:
