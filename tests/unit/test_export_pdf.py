@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
+import shutil
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pypdf
@@ -15,7 +19,14 @@ import pytest
 
 from semreport import LegacySession, MissingExtra, Participant, ToolCall, Turn
 from semreport.exports import render_pdf, session_json, visible_text
-from semreport.exports._pdf import _close_fonts, _document, _Measure
+from semreport.exports._pdf import (
+    FONT_FILES,
+    _close_fonts,
+    _document,
+    _font_dir,
+    _Measure,
+    _SubsetFonts,
+)
 from semreport.testing.samples import UNICODE_SAMPLES, sample_session
 
 T0 = datetime(2026, 3, 1, 9, tzinfo=UTC)
@@ -258,3 +269,77 @@ class TestRepeatedExports:
         for thread in threads:
             thread.join(timeout=60)
         assert results == [expected[i % 2] for i in range(workers)]
+
+
+class _Recorder:
+    """Stands in for a document: records the fonts it is given and reads each file."""
+
+    def __init__(self) -> None:
+        self.fonts: list[tuple[str, Path]] = []
+
+    def add_font(self, family: str, style: str, fname: str) -> None:
+        path = Path(fname)
+        assert path.read_bytes()[:4] in (b"\x00\x01\x00\x00", b"true", b"OTTO")
+        self.fonts.append((family, path))
+
+
+class TestFallbackSubsets:
+    """Fallback fonts are cut down to a document's characters, once per character set."""
+
+    CJK = frozenset(map(ord, "漢字かな"))
+    MORE = frozenset(map(ord, "漢字かなカナ"))
+
+    def test_the_same_characters_reuse_one_subset(self) -> None:
+        subsets = _SubsetFonts()
+        first, second = _Recorder(), _Recorder()
+        subsets.add_to(first, "cjk", self.CJK)
+        subsets.add_to(second, "cjk", self.CJK)
+        assert first.fonts == second.fonts
+        (_, path) = first.fonts[0]
+        assert path.stat().st_size < (_font_dir() / FONT_FILES["cjk"]).stat().st_size / 50
+
+    def test_other_characters_make_another_subset_and_the_oldest_goes(self) -> None:
+        subsets = _SubsetFonts(capacity=1)
+        pdf = _Recorder()
+        subsets.add_to(pdf, "cjk", self.CJK)
+        subsets.add_to(pdf, "cjk", self.MORE)
+        (_, old), (_, new) = pdf.fonts
+        assert old != new
+        assert new.exists()
+        assert not old.exists()  # evicted beyond the capacity
+
+    def test_a_subset_shows_every_character_asked_for(self) -> None:
+        from fontTools.ttLib import TTFont
+
+        pdf = _Recorder()
+        _SubsetFonts().add_to(pdf, "cjk", self.MORE)
+        with TTFont(str(pdf.fonts[0][1])) as font:
+            assert set(self.MORE) <= set(font.getBestCmap())
+
+    def test_without_a_writable_directory_the_whole_font(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        def refuse(**_options: Any) -> str:
+            raise OSError("read-only file system")
+
+        monkeypatch.setattr(tempfile, "mkdtemp", refuse)
+        pdf = _Recorder()
+        _SubsetFonts().add_to(pdf, "hangul", frozenset(map(ord, "한글")))
+        assert pdf.fonts == [("hangul", _font_dir() / FONT_FILES["hangul"])]
+
+    def test_a_forked_child_makes_its_own_directory(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        subsets = _SubsetFonts()
+        parent = _Recorder()
+        subsets.add_to(parent, "cjk", self.CJK)
+        monkeypatch.setattr(os, "getpid", lambda: -1)  # as a forked child sees itself
+        child = _Recorder()
+        subsets.add_to(child, "cjk", self.CJK)
+        made = child.fonts[0][1].parent
+        shutil.rmtree(made)  # its exit hook belongs to the pretended child, which never exits
+        assert made != parent.fonts[0][1].parent
+
+    def test_a_document_with_cjk_renders_its_text(self) -> None:
+        content = render_pdf(session_of("平面図 漢字かな", "한글 텍스트"))
+        text = all_text(content)
+        assert "平面図 漢字かな" in text
+        assert "한글 텍스트" in text

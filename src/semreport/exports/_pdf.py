@@ -19,11 +19,18 @@ from the session's JSON export, so the same input gives the same bytes.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import hashlib
+import io
 import json
+import os
 import re
+import shutil
+import tempfile
+import threading
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from importlib import resources
@@ -259,10 +266,114 @@ def _document(session: LegacySession, titles: Mapping[str, str]) -> tuple[Any, l
         family, style = _FAMILY_STYLE[key]
         pdf.add_font(family, style, str(fonts / FONT_FILES[key]))
     fallbacks = _used_fallbacks(session, titles)
-    for key in fallbacks:
-        pdf.add_font(key, "", str(fonts / FONT_FILES[key]))
+    if fallbacks:
+        shown = _shown_codes(session, titles)
+        for key in fallbacks:
+            _SUBSETS.add_to(pdf, key, shown & _coverage(key))
     pdf.set_fallback_fonts(["body", *fallbacks], exact_match=False)
     return pdf, fallbacks
+
+
+def _shown_codes(session: LegacySession, titles: Mapping[str, str]) -> frozenset[int]:
+    """Every code point the document can show: its texts, and the replacement brackets."""
+    codes = {ord(char) for text in _all_text(session, titles) for char in text}
+    codes.update(map(ord, _replacement("\x00")))
+    return frozenset(codes)
+
+
+class _SubsetFonts:
+    """The fallback fonts cut down to the characters of a document, made once per character set.
+
+    The fallback fonts are large (Droid Sans Fallback holds some 49,000 glyphs)
+    and fpdf2 parses a font whole for every document, then subsets it again
+    when it writes the file. Here each fallback font is read once per process
+    (its bytes and glyph order); a document gets a subset holding only the
+    characters it shows, made with fontTools and written to a private
+    temporary directory (fpdf2 reads fonts from files), and later documents
+    with the same characters reuse it. fpdf2 then parses and embeds a font of a
+    few hundred glyphs: the pages show the same glyphs, and the output stays
+    a pure function of the session. A directory that cannot be written falls
+    back to the whole font.
+    """
+
+    def __init__(self, capacity: int = 64) -> None:
+        self._capacity = capacity
+        self._lock = threading.Lock()
+        self._made: OrderedDict[tuple[str, frozenset[int]], Path] = OrderedDict()
+        self._directory: Path | None = None
+        self._owner = 0  # the process that made the directory
+        self._written = 0
+
+    def add_to(self, pdf: Any, key: str, codes: frozenset[int]) -> None:
+        """Add font ``key`` to ``pdf``, cut down to ``codes`` (held while fpdf2 reads it)."""
+        with self._lock:
+            try:
+                path = self._subset(key, codes)
+            except OSError:  # no writable temporary directory: the whole font
+                path = _font_dir() / FONT_FILES[key]
+            pdf.add_font(key, "", str(path))
+
+    def _subset(self, key: str, codes: frozenset[int]) -> Path:
+        directory = self._where()
+        made = self._made.get((key, codes))
+        if made is not None and made.exists():
+            self._made.move_to_end((key, codes))
+            return made
+        from fontTools import subset  # type: ignore[import-untyped,unused-ignore]  # noqa: PLC0415
+
+        font = _font_source(key)
+        options = subset.Options(notdef_outline=True, recommended_glyphs=True)
+        options.drop_tables += ["FFTM", "GDEF", "GPOS", "GSUB"]  # fpdf2 drops them as well
+        subsetter = subset.Subsetter(options)
+        subsetter.populate(unicodes=sorted(codes))
+        subsetter.subset(font)
+        self._written += 1
+        path = directory / f"{key}-{self._written}.ttf"
+        font.save(str(path))
+        font.close()
+        self._made[key, codes] = path
+        while len(self._made) > self._capacity:
+            _, old = self._made.popitem(last=False)
+            old.unlink(missing_ok=True)  # a document still reading it keeps it open
+        return path
+
+    def _where(self) -> Path:
+        if self._directory is None or self._owner != os.getpid():  # a forked child makes its own
+            self._directory = Path(tempfile.mkdtemp(prefix="semreport-fonts-"))
+            self._owner = os.getpid()
+            self._made.clear()
+            atexit.register(_remove_directory, self._directory, self._owner)
+        return self._directory
+
+
+def _remove_directory(directory: Path, owner: int) -> None:
+    if os.getpid() == owner:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+@functools.cache
+def _font_bytes_and_order(key: str) -> tuple[bytes, tuple[str, ...]]:
+    """A font's bytes and glyph order, read once per process."""
+    from fontTools.ttLib import TTFont  # type: ignore[import-untyped,unused-ignore]  # noqa: PLC0415
+
+    data = (_font_dir() / FONT_FILES[key]).read_bytes()
+    with TTFont(io.BytesIO(data), lazy=True) as font:
+        order = tuple(font.getGlyphOrder())
+    return data, order
+
+
+def _font_source(key: str) -> Any:
+    """A fresh, lazily read copy of a font whose glyph order needs no second reading."""
+    from fontTools.ttLib import TTFont  # type: ignore[import-untyped,unused-ignore]  # noqa: PLC0415
+
+    data, order = _font_bytes_and_order(key)
+    # The source's timestamp stays: a saved subset is the same bytes in every process.
+    font = TTFont(io.BytesIO(data), lazy=True, recalcTimestamp=False)
+    font.setGlyphOrder(list(order))
+    return font
+
+
+_SUBSETS: Final = _SubsetFonts()
 
 
 @functools.cache
