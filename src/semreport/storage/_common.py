@@ -25,9 +25,10 @@ way (:func:`session_row`, :func:`read_session`).
 
 from __future__ import annotations
 
+import abc
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, Final, NamedTuple, TypeVar
 
@@ -54,6 +55,7 @@ from semreport.wire import converter, from_wire, loads, to_wire
 __all__ = [
     "Clock",
     "DecisionRow",
+    "RecordReads",
     "SessionRow",
     "already_recorded",
     "check_decision_batch",
@@ -453,6 +455,42 @@ def read_decision(
         body, sha256, project_id=project_id, sequence=sequence, decision_id=decision_id
     )
     return decision_of(record, project_id=project_id)
+
+
+class RecordReads(abc.ABC):
+    """``decisions`` and ``get`` of an adapter, in terms of its ``records`` and ``get_record``.
+
+    An adapter reads rows into checked :class:`~semreport.StoredRecord` s once;
+    the decisions are those records built into models with every validator.
+    """
+
+    @abc.abstractmethod
+    def records(
+        self, project_id: str, *, after: int = 0, as_of: int | None = None
+    ) -> Iterator[StoredRecord]:
+        """Yield the project's checked records with ``after < sequence <= as_of``, in order."""
+
+    @abc.abstractmethod
+    def get_record(self, project_id: str, decision_id: str) -> StoredRecord:
+        """Return one checked record, or raise :class:`~semreport.DecisionNotFound`."""
+
+    def decisions(
+        self, project_id: str, *, after: int = 0, as_of: int | None = None
+    ) -> Iterator[Decision]:
+        """Yield the project's decisions with ``after < sequence <= as_of``, in order.
+
+        The upper bound is fixed when this is called (``as_of``, at most the
+        latest sequence then); records appended later never appear. A missing
+        or altered record raises :class:`~semreport.CorruptStorage` naming it.
+        """
+        return (
+            decision_of(record, project_id=project_id)
+            for record in self.records(project_id, after=after, as_of=as_of)
+        )
+
+    def get(self, project_id: str, decision_id: str) -> Decision:
+        """Return one decision, or raise :class:`~semreport.DecisionNotFound`."""
+        return decision_of(self.get_record(project_id, decision_id), project_id=project_id)
 
 
 def decision_of(record: StoredRecord, *, project_id: str) -> Decision:

@@ -30,11 +30,11 @@ from semreport.domain import (
 from semreport.storage._common import (
     Clock,
     DecisionRow,
+    RecordReads,
     SessionRow,
     already_recorded,
     check_decision_batch,
     check_session_batch,
-    decision_of,
     decision_row,
     next_recorded_at,
     read_record,
@@ -61,7 +61,7 @@ class _StoredSession(NamedTuple):
     row: SessionRow
 
 
-class MemoryStorage:
+class MemoryStorage(RecordReads):
     """Decision Memory and legacy sessions held in process memory; thread-safe."""
 
     def __init__(self, *, clock: Clock = utc_now) -> None:
@@ -77,15 +77,6 @@ class MemoryStorage:
         return f"MemoryStorage(projects={len(self._log)}, sessions={len(self._sessions)})"
 
     # -- DecisionMemory --------------------------------------------------------
-
-    def decisions(
-        self, project_id: str, *, after: int = 0, as_of: int | None = None
-    ) -> Iterator[Decision]:
-        """Yield the project's decisions with ``after < sequence <= as_of``, in order."""
-        return (
-            decision_of(record, project_id=project_id)
-            for record in self.records(project_id, after=after, as_of=as_of)
-        )
 
     def records(
         self, project_id: str, *, after: int = 0, as_of: int | None = None
@@ -104,10 +95,6 @@ class MemoryStorage:
             # The log only grows, so this slice is a consistent snapshot.
             start = max(after, 0)
             return start, log[start:end]
-
-    def get(self, project_id: str, decision_id: str) -> Decision:
-        """Return one decision, or raise :class:`~semreport.DecisionNotFound`."""
-        return decision_of(self.get_record(project_id, decision_id), project_id=project_id)
 
     def get_record(self, project_id: str, decision_id: str) -> StoredRecord:
         """Return one stored record, or raise :class:`~semreport.DecisionNotFound`."""

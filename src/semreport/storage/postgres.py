@@ -78,10 +78,10 @@ from semreport.domain import (
 from semreport.storage._common import (
     Clock,
     DecisionRow,
+    RecordReads,
     already_recorded,
     check_decision_batch,
     check_session_batch,
-    decision_of,
     decision_row,
     next_recorded_at,
     read_record,
@@ -372,7 +372,7 @@ class _AmbiguousCommit(Exception):
     """The connection failed while the commit was in flight."""
 
 
-class PostgresStorage:
+class PostgresStorage(RecordReads):
     """Decision Memory and legacy sessions in a PostgreSQL schema, shared by many processes.
 
     Build it with :func:`open_postgres` (or ``semreport.open("postgresql://...")``).
@@ -657,19 +657,6 @@ class PostgresStorage:
 
     # -- DecisionMemory --------------------------------------------------------
 
-    def decisions(
-        self, project_id: str, *, after: int = 0, as_of: int | None = None
-    ) -> Iterator[Decision]:
-        """Yield the project's decisions with ``after < sequence <= as_of``, in order.
-
-        The upper bound is fixed when this is called (``as_of``, at most the
-        latest sequence then); records appended later never appear.
-        """
-        return (
-            decision_of(record, project_id=project_id)
-            for record in self.records(project_id, after=after, as_of=as_of)
-        )
-
     def records(
         self, project_id: str, *, after: int = 0, as_of: int | None = None
     ) -> Iterator[StoredRecord]:
@@ -699,10 +686,6 @@ class PostgresStorage:
                 f"the stored log of project {project_id!r} has no record at sequence "
                 f"{start + 1}: a row was removed or damaged at rest"
             )
-
-    def get(self, project_id: str, decision_id: str) -> Decision:
-        """Return one decision, or raise :class:`~semreport.DecisionNotFound`."""
-        return decision_of(self.get_record(project_id, decision_id), project_id=project_id)
 
     def get_record(self, project_id: str, decision_id: str) -> StoredRecord:
         """Return one stored record, or raise :class:`~semreport.DecisionNotFound`."""

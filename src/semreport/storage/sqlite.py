@@ -70,10 +70,10 @@ from semreport.domain import (
 from semreport.storage._common import (
     Clock,
     DecisionRow,
+    RecordReads,
     already_recorded,
     check_decision_batch,
     check_session_batch,
-    decision_of,
     decision_row,
     next_recorded_at,
     read_record,
@@ -388,7 +388,7 @@ def _missing(project_id: str, sequence: int) -> CorruptStorage:
     )
 
 
-class SQLiteStorage:
+class SQLiteStorage(RecordReads):
     """Decision Memory and legacy sessions in one SQLite file; thread-safe.
 
     Build it with :func:`open_sqlite` (or ``semreport.open("sqlite:///...")``).
@@ -670,22 +670,6 @@ class SQLiteStorage:
 
     # -- DecisionMemory --------------------------------------------------------
 
-    def decisions(
-        self, project_id: str, *, after: int = 0, as_of: int | None = None
-    ) -> Iterator[Decision]:
-        """Yield the project's decisions with ``after < sequence <= as_of``, in order.
-
-        The upper bound is fixed when this method is called, so the iterator
-        gives exactly those records however many appends follow. Rows are read
-        in chunks and decoded (and checked against their hashes) as they are
-        consumed; a missing or altered record raises
-        :class:`~semreport.CorruptStorage` naming it.
-        """
-        return (
-            decision_of(record, project_id=project_id)
-            for record in self.records(project_id, after=after, as_of=as_of)
-        )
-
     def records(
         self, project_id: str, *, after: int = 0, as_of: int | None = None
     ) -> Iterator[StoredRecord]:
@@ -710,10 +694,6 @@ class SQLiteStorage:
                     raise _missing(project_id, start + 1)
                 yield read_record(body, sha256, project_id=project_id, sequence=sequence)
                 start = sequence
-
-    def get(self, project_id: str, decision_id: str) -> Decision:
-        """Return one decision, or raise :class:`~semreport.DecisionNotFound`."""
-        return decision_of(self.get_record(project_id, decision_id), project_id=project_id)
 
     def get_record(self, project_id: str, decision_id: str) -> StoredRecord:
         """Return one stored record, or raise :class:`~semreport.DecisionNotFound`."""
