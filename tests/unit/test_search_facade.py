@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import attrs
+import orjson
 import pytest
 
 import semreport
@@ -26,6 +27,7 @@ from semreport import (
     Unauthenticated,
 )
 from semreport.search import (
+    SIGNAL_NAMES,
     Criteria,
     Exemplar,
     Filters,
@@ -223,6 +225,30 @@ class TestFind:
         assert "&lt;script&gt;" in page
         assert len(result) == len(result.hits)
         assert to_wire(Criteria(text="x"))["filters"]["domain"] == []
+
+    def test_every_signal_explains_in_plain_json(self) -> None:
+        # orjson takes only exact builtin types: a numpy scalar in some evidence fails it.
+        with semreport.open("memory://") as store:
+            decisions = synthetic_decisions(300, seed=5)
+            store.record(decisions)
+            every = dict.fromkeys(SIGNAL_NAMES, 1.0)
+            results = [
+                store.find(
+                    "synthetic",
+                    {
+                        "text": decisions[0].title,
+                        "weights": every,
+                        "prefer": {"domain": ["material"]},
+                        "near": {"cost_eur": 1000.0},
+                    },
+                ),
+                store.find("synthetic", {"weights": every}),
+                store.similar("synthetic", {"decision_id": decisions[1].id, "weights": every}),
+            ]
+        for result in results:
+            signals = {e.signal for hit in result.hits for e in hit.explanation}
+            assert len(signals) >= 2
+            assert orjson.loads(orjson.dumps(to_wire(result))) == to_wire(result)
 
 
 class TestSimilar:

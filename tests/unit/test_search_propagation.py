@@ -134,6 +134,21 @@ class TestPropagation:
         assert propagation.contributions(3) == propagation.contributions(3)
         assert [c.node for c in propagation.contributions(3)] == [2]
 
+    def test_contributions_are_plain_floats(self) -> None:
+        # Explanations carry them: a numpy scalar is a float subclass that strict
+        # JSON encoders (orjson) refuse.
+        graph = _graph(4, [(0, 1), (3, 2)], {0: [0], 1: [0], 2: [0]})
+        propagation = Propagation(
+            graph, np.arange(4, dtype=np.int64), np.array([1.0, 0.5, 0.25, 0.0])
+        )
+        amounts = [c.amount for row in range(4) for c in propagation.contributions(row)]
+        assert {c.kind for row in range(4) for c in propagation.contributions(row)} == {
+            "link",
+            "thing",
+        }
+        assert amounts
+        assert {type(amount) for amount in amounts} == {float}
+
     def test_sources_only_pass_values(self) -> None:
         graph = _graph(3, [(0, 1), (1, 2)])
         propagation = Propagation(graph, np.array([2], dtype=np.int64), np.array([0.5]))

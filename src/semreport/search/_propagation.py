@@ -346,7 +346,8 @@ class Propagation:
         for key in keys:
             share = float(self.shares[key])
             if share > 0:
-                out.append(Contribution("thing", key, (self.passed[key] - seed * share) / degree))
+                passed = float(self.passed[key])
+                out.append(Contribution("thing", key, (passed - seed * share) / degree))
         return [c for c in out if c.amount > 0]
 
 
