@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from semreport.search import Analyzer, highlight, highlights_many
-from semreport.search._text import WORDS, fold_word
+from semreport.search._text import WORDS, find_words, fold_word, iter_words
 
 ANALYZERS = {
     "english": Analyzer(),
@@ -65,6 +65,11 @@ class TestFoldingProperties:
 
 class TestOffsetProperties:
     """Tokens point at the words that produced them, in order."""
+
+    @given(text=st.one_of(texts, st.text(alphabet=st.characters(max_codepoint=127))))
+    def test_the_ascii_word_pattern_finds_the_same_words(self, text: str) -> None:
+        assert find_words(text) == WORDS.findall(text)
+        assert [m.span() for m in iter_words(text)] == [m.span() for m in WORDS.finditer(text)]
 
     @given(analyzer=analyzers, text=texts)
     def test_tokens_are_the_terms_of_their_words(self, analyzer: Analyzer, text: str) -> None:

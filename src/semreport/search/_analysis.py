@@ -18,7 +18,7 @@ import Stemmer
 
 from semreport.domain import InvalidRequest
 from semreport.search._stopwords import default_stop_words
-from semreport.search._text import WORDS, Tokenizer
+from semreport.search._text import WORDS, Tokenizer, iter_words
 
 __all__ = ["Analyzer", "AnalyzerInfo", "Expansion", "QueryAnalysis", "Token"]
 
@@ -246,7 +246,7 @@ class Analyzer:
     def analyse_many(self, texts: Sequence[str]) -> list[tuple[Token, ...]]:
         """:meth:`analyse` for many texts, folding and stemming their new words in one go."""
         tokenizer = self._tokenizer
-        matches = [list(WORDS.finditer(text)) for text in texts]
+        matches = [list(iter_words(text)) for text in texts]
         tokenizer.learn(m.group() for found in matches for m in found)
         out = []
         for found in matches:
@@ -268,7 +268,7 @@ class Analyzer:
         added once, with the query words that matched as its ``source``.
         """
         tokenizer = self._tokenizer
-        found = list(WORDS.finditer(query))
+        found = list(iter_words(query))
         raw = [m.group() for m in found]
         terms = tokenizer.lookup(raw)
         tokens = tuple(

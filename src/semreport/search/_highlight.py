@@ -14,7 +14,7 @@ from typing import Final
 import attrs
 
 from semreport.search._analysis import Analyzer
-from semreport.search._text import WORDS
+from semreport.search._text import find_words, iter_words
 
 __all__ = ["FRAGMENT_SIZE", "Highlight", "highlight", "highlights", "highlights_many"]
 
@@ -97,31 +97,33 @@ def highlights_many(
 ) -> list[tuple[Highlight, ...]]:
     """:func:`highlights` for every document of a page.
 
-    A field's words are looked up in the analyzer's word cache (new words are
-    folded and stemmed for the whole page at once); only a field holding a
-    matched term is located word by word.
+    A field's words are looked up in the analyzer's word cache (a field's new
+    words are folded and stemmed in one call); only the fields shown are
+    located word by word.
     """
     wanted = frozenset(terms)
     if not wanted:
         return [() for _ in documents]
-    tokenizer = analyzer.tokenizer
-    words = [[WORDS.findall(text) for text in fields.values()] for fields in documents]
-    tokenizer.learn(word for fields in words for found in fields for word in found)
+    lookup = analyzer.tokenizer.lookup
+    held = wanted.__contains__
     out: list[tuple[Highlight, ...]] = []
-    for fields, field_words in zip(documents, words, strict=True):
+    for fields in documents:
         ranked: list[tuple[int, int, int, str, list[str | None]]] = []
-        for order, (name, written) in enumerate(zip(fields, field_words, strict=True)):
-            terms_of = tokenizer.lookup(written)
-            matched = [term for term in terms_of if term in wanted]
+        for order, (name, text) in enumerate(fields.items()):
+            terms_of = lookup(find_words(text))
+            matched = list(filter(held, terms_of))
             if matched:
                 ranked.append((-len(set(matched)), -len(matched), order, name, terms_of))
+        if not ranked:
+            out.append(())
+            continue
         ranked.sort(key=lambda item: item[:3])
         shown: list[Highlight] = []
         for *_, name, terms_of in ranked[:limit]:  # only the fields shown are located
             text = fields[name]
             tokens = [
-                (m.start(), m.end(), term)
-                for m, term in zip(WORDS.finditer(text), terms_of, strict=True)
+                (*m.span(), term)
+                for m, term in zip(iter_words(text), terms_of, strict=True)
                 if term is not None
             ]
             fragment = _fragment(name, text, tokens, wanted, size)

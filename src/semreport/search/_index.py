@@ -32,7 +32,7 @@ import numpy.typing as npt
 from semreport.domain import Decision, DecisionDomain, DecisionStatus, LinkKind, StoredRecord
 from semreport.search._analysis import Analyzer, Expansion, Token
 from semreport.search._propagation import Graph
-from semreport.search._text import WORDS
+from semreport.search._text import WORDS, find_words
 
 __all__ = ["K1", "TITLE_WEIGHT", "B", "IndexSnapshot", "KeyedSets", "Vocabulary"]
 
@@ -692,9 +692,9 @@ class IndexSnapshot:
     def term_counts(self, decision: Decision) -> dict[int, float]:
         """The weighted term frequencies of a stored decision's text (words it indexed)."""
         vocab = self.vocab
-        title = [t for t in vocab.term_ids(WORDS.findall(decision.title.lower())) if t >= 0]
+        title = [t for t in vocab.term_ids(find_words(decision.title.lower())) if t >= 0]
         body_text = f"{decision.statement}\n{decision.rationale}"
-        body = [t for t in vocab.term_ids(WORDS.findall(body_text.lower())) if t >= 0]
+        body = [t for t in vocab.term_ids(find_words(body_text.lower())) if t >= 0]
         counts: Counter[int] = Counter(body)
         for _ in range(TITLE_WEIGHT):
             counts.update(title)

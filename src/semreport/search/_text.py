@@ -19,14 +19,14 @@ import itertools
 import re
 import threading
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Final
 
 import Stemmer
 
 from semreport.search._stopwords import LUCENE_ENGLISH
 
-__all__ = ["STOP_WORDS", "WORDS", "Tokenizer", "fold_word"]
+__all__ = ["STOP_WORDS", "WORDS", "Tokenizer", "find_words", "fold_word", "iter_words"]
 
 STOP_WORDS: Final = LUCENE_ENGLISH
 """The English stop words removed by default (Lucene's set)."""
@@ -50,6 +50,24 @@ def _marks() -> str:
 
 WORDS: Final = re.compile(f"[\\w{_marks()}]+")
 """A word: a run of word characters and combining marks."""
+
+_ASCII_WORDS: Final = re.compile(r"\w+")
+""":data:`WORDS` for ASCII text: no combining mark is ASCII, so both find the same words.
+
+The plain class is checked in one step; the one with every combining mark is
+several times slower per character.
+"""
+
+
+def find_words(text: str) -> list[str]:
+    """``WORDS.findall(text)``: the words of ``text`` in order."""
+    return (_ASCII_WORDS if text.isascii() else WORDS).findall(text)
+
+
+def iter_words(text: str) -> Iterator[re.Match[str]]:
+    """``WORDS.finditer(text)``: the words of ``text`` in order, with their offsets."""
+    return (_ASCII_WORDS if text.isascii() else WORDS).finditer(text)
+
 
 _NOT_WORD: Final = re.compile(r"\W+")
 
@@ -115,7 +133,7 @@ class Tokenizer:
 
     def words(self, text: str) -> list[str]:
         """Return the lower-cased words of two or more characters of ``text`` (stop words kept)."""
-        return [w for w in WORDS.findall(text.lower()) if len(w) > 1]
+        return [w for w in find_words(text.lower()) if len(w) > 1]
 
     def folded(self, words: list[str]) -> list[str]:
         """The folded form of each word."""
@@ -136,12 +154,12 @@ class Tokenizer:
 
     def terms(self, text: str) -> list[str]:
         """Return the terms of ``text``, in order, stop words removed."""
-        return [t for t in self.lookup(WORDS.findall(text)) if t is not None]
+        return [t for t in self.lookup(find_words(text)) if t is not None]
 
     def surface(self, text: str) -> dict[str, str]:
         """Map each term of ``text`` to the first word that produced it, lower-cased."""
         out: dict[str, str] = {}
-        words = WORDS.findall(text.lower())
+        words = find_words(text.lower())
         for word, term in zip(words, self.lookup(words), strict=True):
             if term is not None and term not in out:
                 out[term] = word
