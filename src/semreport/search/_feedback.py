@@ -273,10 +273,12 @@ def divergent_terms(
     chosen = terms[useful]
     p = probabilities[useful]
     scores = p * np.log(p / collection[useful])
-    ties = [names[t] for t in chosen.tolist()] if names is not None else chosen.tolist()
-    order = sorted(range(len(chosen)), key=lambda i: (-float(scores[i]), ties[i]))[:count]
-    total = math.fsum(float(scores[i]) for i in order)
-    return [(int(chosen[i]), float(scores[i]) / total) for i in order]
+    ids: list[int] = chosen.tolist()
+    values: list[float] = scores.tolist()
+    ties = [names[t] for t in ids] if names is not None else ids
+    order = sorted(range(len(ids)), key=lambda i: (-values[i], ties[i]))[:count]
+    total = math.fsum(values[i] for i in order)
+    return [(ids[i], values[i] / total) for i in order]
 
 
 def expand(

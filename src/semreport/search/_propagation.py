@@ -117,6 +117,7 @@ class Graph:
         shares: Per key id, ``1 / (holders - 1)`` rounded (0 for a key held once or never).
         spread: Per row, its keys' summed shares.
         degree: Per row, its neighbours: links and keys another row holds.
+        linked: Per row, whether it has a neighbour (``degree > 0``).
         connected: Whether any row has a neighbour.
     """
 
@@ -131,6 +132,7 @@ class Graph:
     shares: F64
     spread: F64
     degree: F64
+    linked: npt.NDArray[np.bool_]
     connected: bool
 
     @classmethod
@@ -174,6 +176,7 @@ class Graph:
             shares=shares,
             spread=_row_sums(shares[thing_keys], thing_indptr),
             degree=degree,
+            linked=degree > 0,
             connected=bool(np.any(degree > 0)),
         )
 
@@ -393,7 +396,7 @@ def propagate(
         extra_rows: Rows an inline exemplar links to.
         extra_keys: Keys an inline exemplar holds.
     """
-    top = best_rows(text, AGREEMENT_DEPTH, exclude=exemplar, eligible=graph.degree > 0, rank=rank)
+    top = best_rows(text, AGREEMENT_DEPTH, exclude=exemplar, eligible=graph.linked, rank=rank)
     sources, values = top, text[top]
     if 0 <= exemplar < len(text):
         sources = np.append(top, exemplar)

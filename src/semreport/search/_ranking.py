@@ -173,8 +173,9 @@ def text_only(
         combined = bm25[0].raw
     else:
         combined = np.zeros(snap.n)
+        scratch = np.empty(snap.n)
         for signal, state in zip(signals, bm25, strict=True):
-            combined += (signal.weight / state.scale) * state.raw
+            combined += np.multiply(state.raw, signal.weight / state.scale, out=scratch)
     floor = sampled_floor(combined, mask, k, snap.demotion if demote else None) * (1.0 - 1e-9)
     if floor <= 0:
         return None
