@@ -168,6 +168,34 @@ class TestFacetCounts:
         assert snap.value_counts(np.zeros(snap.n, dtype=np.bool_)).sum() == 0
 
 
+class TestHolds:
+    """Which rows hold which terms, read row by row, agrees with each term's postings."""
+
+    def test_equals_the_postings(self) -> None:
+        decisions = synthetic_decisions(900, seed=6)
+        with semreport.open("memory://") as sr:
+            scorer = sr.scorer
+            assert isinstance(scorer, semreport.search.HeuristicScorer)
+            for first in range(0, 900, 300):  # appends: several segments
+                sr.record(decisions[first : first + 300])
+                snap = scorer.index(sr.storage, "synthetic")
+        assert len(snap.segments) > 1
+        by_id = {d.id: d for d in decisions}
+        rng = np.random.default_rng(8)
+        known = len(snap.vocab.term_names)
+        for _ in range(20):
+            terms = rng.integers(0, known + 3, 12).tolist()  # repeats, and ids no row holds
+            rows = rng.choice(snap.n, 15, replace=False).astype(np.int64)
+            brute = np.zeros((len(terms), len(rows)), dtype=np.bool_)
+            for j, row in enumerate(rows.tolist()):
+                held = set(snap.term_counts(by_id[snap.ids[row]]))  # from the text itself
+                for i, term in enumerate(terms):
+                    brute[i, j] = term in held
+            assert (snap.holds(terms, rows) == brute).all()
+        assert snap.holds([], rows).shape == (0, len(rows))
+        assert snap.holds(terms, rows[:0]).shape == (len(terms), 0)
+
+
 class TestCounted:
     """Counting distinct values by one sort gives what ``np.unique`` gives."""
 

@@ -637,19 +637,33 @@ class IndexSnapshot:
         return float(self.idfs[term]) if term < len(self.idfs) else _UNSEEN_IDF(self.n)
 
     def holds(self, terms: list[int], rows: I64) -> Bool:
-        """``found[i, j]``: whether row ``rows[j]`` holds ``terms[i]``."""
-        found = np.zeros((len(terms), len(rows)), dtype=np.bool_)
+        """``found[i, j]``: whether row ``rows[j]`` holds ``terms[i]``.
+
+        Read row by row (each row's postings, in term order), so the cost
+        follows the rows' lengths, not how many terms are asked about.
+        """
+        if not terms or not len(rows):
+            return np.zeros((len(terms), len(rows)), dtype=np.bool_)
+        ordered, slot = np.unique(np.asarray(terms, dtype=np.int64), return_inverse=True)
+        found = np.zeros((len(ordered), len(rows)), dtype=np.bool_)
         for segment in self.segments:
-            inside = (rows >= segment.start) & (rows < segment.stop)
-            if not inside.any():
+            inside = np.flatnonzero((rows >= segment.start) & (rows < segment.stop))
+            if not len(inside):
                 continue
-            for i, term in enumerate(terms):
-                lo, hi = segment.span(term)
-                if hi > lo:
-                    docs = segment.docs[lo:hi]  # ascending
-                    at = docs.searchsorted(rows).clip(max=hi - lo - 1)
-                    found[i] |= inside & (docs[at] == rows)
-        return found
+            offsets, order = segment.by_row()
+            local = rows[inside] - segment.start
+            starts = offsets[local]
+            lengths = offsets[local + 1] - starts
+            total = int(lengths.sum())
+            if not total:
+                continue
+            owners = np.repeat(inside, lengths)
+            runs = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
+            held = np.searchsorted(segment.indptr, order[runs], side="right") - 1
+            at = np.searchsorted(ordered, held).clip(max=len(ordered) - 1)
+            hit = ordered[at] == held
+            found[at[hit], owners[hit]] = True
+        return found[slot.reshape(-1)]
 
     @functools.cached_property
     def _postings(self) -> tuple[tuple[I64, I64, F32], ...]:
