@@ -183,8 +183,8 @@ class TestHolds:
         by_id = {d.id: d for d in decisions}
         rng = np.random.default_rng(8)
         known = len(snap.vocab.term_names)
-        for _ in range(20):
-            terms = rng.integers(0, known + 3, 12).tolist()  # repeats, and ids no row holds
+        for size in [1, 3, 8, 9, 12, 40] * 4:  # each way of looking them up
+            terms = rng.integers(0, known + 3, size).tolist()  # repeats, ids no row holds
             rows = rng.choice(snap.n, 15, replace=False).astype(np.int64)
             brute = np.zeros((len(terms), len(rows)), dtype=np.bool_)
             for j, row in enumerate(rows.tolist()):

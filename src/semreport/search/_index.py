@@ -250,6 +250,8 @@ class _Segment:
         return self._totals
 
 
+_HOLDS_BY_TERM: Final = 8
+"""Up to this many terms, :meth:`IndexSnapshot.holds` searches each term's postings."""
 _EMPTY_I32: Final[I32] = np.zeros(0, dtype=np.int32)
 _EMPTY_F64: Final[F64] = np.zeros(0, dtype=np.float64)
 
@@ -639,11 +641,12 @@ class IndexSnapshot:
     def holds(self, terms: list[int], rows: I64) -> Bool:
         """``found[i, j]``: whether row ``rows[j]`` holds ``terms[i]``.
 
-        Read row by row (each row's postings, in term order), so the cost
-        follows the rows' lengths, not how many terms are asked about.
+        A few terms are looked up in their postings (one binary search each);
+        more are read row by row (each row's postings, in term order), so the
+        cost follows the page, not how many terms are asked about.
         """
-        if not terms or not len(rows):
-            return np.zeros((len(terms), len(rows)), dtype=np.bool_)
+        if len(terms) <= _HOLDS_BY_TERM:
+            return self._holds_by_term(terms, rows)
         ordered, slot = np.unique(np.asarray(terms, dtype=np.int64), return_inverse=True)
         found = np.zeros((len(ordered), len(rows)), dtype=np.bool_)
         for segment in self.segments:
@@ -664,6 +667,20 @@ class IndexSnapshot:
             hit = ordered[at] == held
             found[at[hit], owners[hit]] = True
         return found[slot.reshape(-1)]
+
+    def _holds_by_term(self, terms: list[int], rows: I64) -> Bool:
+        found = np.zeros((len(terms), len(rows)), dtype=np.bool_)
+        for segment in self.segments:
+            inside = (rows >= segment.start) & (rows < segment.stop)
+            if not inside.any():
+                continue
+            for i, term in enumerate(terms):
+                lo, hi = segment.span(term)
+                if hi > lo:
+                    docs = segment.docs[lo:hi]  # ascending
+                    at = docs.searchsorted(rows).clip(max=hi - lo - 1)
+                    found[i] |= inside & (docs[at] == rows)
+        return found
 
     @functools.cached_property
     def _postings(self) -> tuple[tuple[I64, I64, F32], ...]:
