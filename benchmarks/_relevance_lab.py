@@ -164,6 +164,9 @@ class Index:
         terms = sorted(self.counts[row])
         return np.array(terms, dtype=np.int64), np.array([self.counts[row][t] for t in terms])
 
+    def rows_terms(self, rows: list[int]) -> list[tuple[I64, F64]]:
+        return [self.row_terms(row) for row in rows]
+
     def ranked(self, values: F64, exclude: int = -1, holds: F64 | None = None) -> list[str]:
         """The first DEPTH rows with a value above zero (holding a query term when given)."""
         order = np.lexsort((self.rank, -values))
@@ -181,7 +184,7 @@ def feedback(index: Index, first: F64, exclude: int = -1, *, divergent: bool = T
     if divergent:
         expansion = expand(
             first,
-            index.row_terms,
+            index.rows_terms,
             index.lengths,
             index.totals,
             float(index.totals.sum()),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -167,6 +168,13 @@ class TestDivergentTerms:
             assert all(scores[t] <= floor or model[t] <= collection[t] for t in dropped)
 
 
+def rows_of(
+    rows: list[tuple[np.ndarray, np.ndarray]],
+) -> Callable[[list[int]], list[tuple[np.ndarray, np.ndarray]]]:
+    """``rows_terms`` over a list of per-row (terms, counts)."""
+    return lambda asked: [rows[r] for r in asked]
+
+
 def _index(n: int) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray, np.ndarray]:
     """Rows alternating two topics over a common term 0; term 9 is rare in the collection."""
     rows = []
@@ -188,7 +196,7 @@ class TestExpand:
         n = FEEDBACK_ROWS + 2
         rows, lengths, totals = _index(n)
         scores = np.arange(n, dtype=np.float64)  # row 0 does not match
-        expansion = expand(scores, rows.__getitem__, lengths, totals, float(totals.sum()))
+        expansion = expand(scores, rows_of(rows), lengths, totals, float(totals.sum()))
         assert expansion.rows == tuple(range(n - 1, 1, -1))
         assert expansion.expanded
         assert {t.term for t in expansion.terms} == {5, 6, 9}  # 0 is too common
@@ -197,7 +205,7 @@ class TestExpand:
         nine = next(t for t in expansion.terms if t.term == 9)
         assert nine.rows == tuple(r for r in expansion.rows if r % 2)
         excluded = expand(
-            scores, rows.__getitem__, lengths, totals, float(totals.sum()), exclude=n - 1
+            scores, rows_of(rows), lengths, totals, float(totals.sum()), exclude=n - 1
         )
         assert excluded.rows == tuple(range(n - 2, 0, -1))
 
@@ -205,12 +213,12 @@ class TestExpand:
         rows, lengths, totals = _index(30)
         scores = np.zeros(30)
         scores[:3] = 1.0
-        expansion = expand(scores, rows.__getitem__, lengths, totals, float(totals.sum()))
+        expansion = expand(scores, rows_of(rows), lengths, totals, float(totals.sum()))
         assert expansion == Expansion(terms=(), rows=())
         assert not expansion.expanded
         assert expansion.query == {}
         assert ExpansionTerm(0, 1.0, ()) == ExpansionTerm(0, 1.0, ())
-        empty = expand(np.ones(30), rows.__getitem__, lengths, totals, 0.0)
+        empty = expand(np.ones(30), rows_of(rows), lengths, totals, 0.0)
         assert not empty.expanded
         assert len(empty.rows) == FEEDBACK_ROWS
 

@@ -169,7 +169,7 @@ class TestFacetCounts:
 
 
 class TestHolds:
-    """Which rows hold which terms, read row by row, agrees with each term's postings."""
+    """Which rows hold which terms, and each row's terms, agree with the decisions' text."""
 
     def test_equals_the_postings(self) -> None:
         decisions = synthetic_decisions(900, seed=6)
@@ -192,6 +192,13 @@ class TestHolds:
                 for i, term in enumerate(terms):
                     brute[i, j] = term in held
             assert (snap.holds(terms, rows) == brute).all()
+        rows = rng.choice(snap.n, 40, replace=False).astype(np.int64)
+        for row, (terms, counts) in zip(rows.tolist(), snap.rows_terms(rows), strict=True):
+            want = snap.term_counts(by_id[snap.ids[row]])
+            assert terms.tolist() == sorted(want)
+            assert counts.tolist() == [want[t] for t in sorted(want)]
+            assert [a.tolist() for a in snap.row_terms(row)] == [terms.tolist(), counts.tolist()]
+        assert snap.rows_terms([]) == []
         assert snap.holds([], rows).shape == (0, len(rows))
         assert snap.holds(terms, rows[:0]).shape == (len(terms), 0)
 

@@ -283,7 +283,7 @@ def divergent_terms(
 
 def expand(
     scores: F64,
-    row_terms: Callable[[int], tuple[I64, F64]],
+    rows_terms: Callable[[list[int]], Sequence[tuple[I64, F64]]],
     lengths: F64 | I64,
     term_totals: F64,
     total_length: float,
@@ -298,8 +298,8 @@ def expand(
 
     Args:
         scores: The first pass's score of every row.
-        row_terms: Row -> its term ids and their frequencies (only the
-            feedback rows are read).
+        rows_terms: Rows -> each row's term ids and their frequencies (called
+            once, with the feedback rows).
         lengths: Every row's length.
         term_totals: Every term's frequency summed over the collection.
         total_length: The collection's length (every indexed word).
@@ -312,7 +312,7 @@ def expand(
     rows = feedback_rows(scores, depth=depth, exclude=exclude, rank=rank).tolist()
     if not rows or total_length <= 0:
         return Expansion(terms=(), rows=tuple(rows))
-    read = [row_terms(r) for r in rows]
+    read = rows_terms(rows)
     terms, probabilities, _ = relevance_model(
         [float(scores[r]) for r in rows],
         [t for t, _ in read],

@@ -22,7 +22,7 @@ import itertools
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, Final
 
@@ -241,6 +241,20 @@ class _Segment:
             self._by_row = (offsets, _stable_order(local, size).astype(np.int32))
         return self._by_row
 
+    def row_postings(self, local: I64) -> tuple[I64, I64]:
+        """The postings of rows ``start + local``, row after row in term order, and their counts.
+
+        Returns positions into :attr:`docs` and :attr:`tfs`, and how many belong
+        to each row.
+        """
+        offsets, order = self.by_row()
+        starts = offsets[local]
+        lengths = offsets[local + 1] - starts
+        total = int(lengths.sum())
+        runs = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
+        positions: I64 = order[runs].astype(np.int64)
+        return positions, lengths
+
     def term_totals(self) -> F64:
         """Each term's frequency summed over the segment's rows (whole numbers, exact)."""
         if self._totals is None:
@@ -254,6 +268,7 @@ _HOLDS_BY_TERM: Final = 8
 """Up to this many terms, :meth:`IndexSnapshot.holds` searches each term's postings."""
 _EMPTY_I32: Final[I32] = np.zeros(0, dtype=np.int32)
 _EMPTY_F64: Final[F64] = np.zeros(0, dtype=np.float64)
+_EMPTY_I64: Final[I64] = np.zeros(0, dtype=np.int64)
 
 
 def _stable_order(keys: I32, size: int) -> I64:
@@ -653,16 +668,11 @@ class IndexSnapshot:
             inside = np.flatnonzero((rows >= segment.start) & (rows < segment.stop))
             if not len(inside):
                 continue
-            offsets, order = segment.by_row()
-            local = rows[inside] - segment.start
-            starts = offsets[local]
-            lengths = offsets[local + 1] - starts
-            total = int(lengths.sum())
-            if not total:
+            positions, lengths = segment.row_postings(rows[inside] - segment.start)
+            if not len(positions):
                 continue
             owners = np.repeat(inside, lengths)
-            runs = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
-            held = np.searchsorted(segment.indptr, order[runs], side="right") - 1
+            held = np.searchsorted(segment.indptr, positions, side="right") - 1
             at = np.searchsorted(ordered, held).clip(max=len(ordered) - 1)
             hit = ordered[at] == held
             found[at[hit], owners[hit]] = True
@@ -742,14 +752,24 @@ class IndexSnapshot:
 
     def row_terms(self, row: int) -> tuple[I64, F64]:
         """The terms ``row`` holds (ascending ids) and their frequencies (title words twice)."""
+        return self.rows_terms([row])[0]
+
+    def rows_terms(self, rows: Sequence[int]) -> list[tuple[I64, F64]]:
+        """:meth:`row_terms` of each of ``rows``, read together."""
+        asked = np.asarray(rows, dtype=np.int64)
+        out: list[tuple[I64, F64]] = [(_EMPTY_I64, _EMPTY_F64)] * len(asked)
         for segment in self.segments:
-            if segment.start <= row < segment.stop:
-                offsets, order = segment.by_row()
-                local = row - segment.start
-                positions = order[offsets[local] : offsets[local + 1]]
-                terms = np.searchsorted(segment.indptr, positions, side="right") - 1
-                return terms.astype(np.int64), segment.tfs[positions].astype(np.float64)
-        return np.zeros(0, dtype=np.int64), _EMPTY_F64
+            inside = np.flatnonzero((asked >= segment.start) & (asked < segment.stop))
+            if not len(inside):
+                continue
+            positions, lengths = segment.row_postings(asked[inside] - segment.start)
+            terms = (np.searchsorted(segment.indptr, positions, side="right") - 1).astype(np.int64)
+            tfs = segment.tfs[positions].astype(np.float64)
+            cuts = np.cumsum(lengths)[:-1]
+            pieces = zip(np.split(terms, cuts), np.split(tfs, cuts), strict=True)
+            for slot, piece in zip(inside.tolist(), pieces, strict=True):
+                out[slot] = piece
+        return out
 
     @functools.cached_property
     def term_totals(self) -> F64:

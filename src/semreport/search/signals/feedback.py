@@ -111,7 +111,7 @@ class FeedbackSignal(Signal):
             first = signal.prepare(query)
         expansion = expand(
             first.raw,
-            snap.row_terms,
+            snap.rows_terms,
             snap.doc_len,
             snap.term_totals,
             float(snap.total_len),
