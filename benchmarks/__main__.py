@@ -81,8 +81,9 @@ def main() -> int:
         stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
         sections[name] = (
             f"<!-- section: {name} -->\n## {module.TITLE}\n\n"
-            f"_Measured {stamp} by `{command}`; load average {_load()} at the end; "
-            f"the section took {took:.0f} s._\n\n{body.strip()}\n<!-- end: {name} -->\n"
+            f"_Measured {stamp} by `{command}` on {_machine()}; load average {_load()} at "
+            f"the end; the section took {took:.0f} s._\n\n{body.strip()}\n"
+            f"<!-- end: {name} -->\n"
         )
 
     header = (
@@ -94,7 +95,8 @@ def main() -> int:
         "times, and mind the load average each section reports.\n\n"
         "- Reproduce everything: `nox -s bench` (or `python -m benchmarks`); one section:\n"
         "  `nox -s bench -- --only bench_search`; a smoke run: `nox -s bench -- --quick`.\n"
-        f"- Machine: {_machine()}\n\n"
+        "- Each section names the machine it ran on: ratios measured on different\n"
+        "  processors differ (a peer's numpy kernels, for one, are not equally fast on all).\n\n"
     )
     ordered = sorted(sections, key=lambda n: (order.get(n, 100), n))
     args.out.parent.mkdir(parents=True, exist_ok=True)

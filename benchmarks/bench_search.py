@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import importlib.metadata
 import re
 import sqlite3
 import statistics
@@ -10,7 +11,7 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import bm25s
 import numpy as np
@@ -235,6 +236,7 @@ def _speed_section(quick: bool) -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     extra: list[str] = []
+    ratios: dict[str, float] = {}
     for size in sizes:
         decisions = synthetic_decisions(size, seed=3)
         texts = [_text(d) for d in decisions]
@@ -286,6 +288,7 @@ def _speed_section(quick: bool) -> str:
             lines.append(
                 _ratio_row("text-only find, top 10, explain: false", size, ours_plain, theirs_plain)
             )
+            ratios["find"] = ours / theirs
             if size == sizes[-1]:
                 full = {
                     "filters": {
@@ -326,6 +329,8 @@ def _speed_section(quick: bool) -> str:
                         exemplar_warm,
                     )
                     lines.append(_ratio_row(label, size, ours_sim, theirs_sim))
+                    if explain:
+                        ratios["similar"] = ours_sim / theirs_sim
                 lines.append(
                     f"| index build (median of {len(ours_builds)}, alternating) | {size:,} "
                     f"| {build:.2f} s | {peer_build:.2f} s | {build / peer_build:.2f} | | | |"
@@ -378,8 +383,43 @@ def _speed_section(quick: bool) -> str:
                 f"Peak memory of the index build at {size:,} decisions (tracemalloc): semreport "
                 f"{ours_peak / 2**20:.0f} MiB, bm25s {theirs_peak / 2**20:.0f} MiB."
             )
+            ratios["memory"] = ours_peak / theirs_peak
+            ratios["build"] = build / peer_build
         gc.collect()
-    return "\n".join(lines) + "\n\n" + "\n\n".join(extra) + "\n"
+    extra.append(
+        f"Peers: bm25s {bm25s.__version__} (numpy {np.__version__}), rank_bm25, SQLite "
+        f"{sqlite3.sqlite_version} FTS5, tantivy {_version('tantivy')}."
+    )
+    return "\n".join(lines) + "\n\n" + "\n\n".join(extra) + "\n\n" + _targets(ratios, sizes[-1])
+
+
+_TARGETS: Final = (
+    ("find", "text-only find, explanations read", 1.5),
+    ("similar", "similar by id, explanations read (peer: exemplar's text)", 2.0),
+    ("build", "index build", 1.0),
+    ("memory", "peak index build memory", 1.5),
+)
+
+
+def _targets(ratios: dict[str, float], size: int) -> str:
+    """The issue's targets beside this run's ratios to bm25s, at the largest size."""
+    rows = [
+        f"| {label} at {size:,} | {limit:.1f} | {ratios[key]:.2f} | "
+        f"{'met' if ratios[key] <= limit else 'not met'} |"
+        for key, label, limit in _TARGETS
+        if key in ratios
+    ]
+    return (
+        "### Targets (ratio to bm25s, at most)\n\n"
+        "| measure | target | this run | status |\n|---|---|---|---|\n" + "\n".join(rows) + "\n"
+    )
+
+
+def _version(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def run(quick: bool) -> str:
