@@ -395,7 +395,9 @@ def _speed_section(quick: bool) -> str:
 
 _TARGETS: Final = (
     ("find", "text-only find, explanations read", 1.5),
+    ("find", "text-only find, explanations read (bound for the relevance heuristics)", 2.0),
     ("similar", "similar by id, explanations read (peer: exemplar's text)", 2.0),
+    ("similar", "similar by id, explanations read (bound for the relevance heuristics)", 2.5),
     ("build", "index build", 1.0),
     ("memory", "peak index build memory", 1.5),
 )
