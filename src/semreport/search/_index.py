@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from semreport.domain import Decision, DecisionDomain, DecisionStatus, LinkKind, StoredRecord
 from semreport.search._analysis import Analyzer, Expansion, Token
-from semreport.search._propagation import Graph
+from semreport.search._propagation import Graph, csr_entries
 from semreport.search._text import WORDS, find_words
 
 __all__ = ["K1", "TITLE_WEIGHT", "B", "IndexSnapshot", "KeyedSets", "Vocabulary"]
@@ -242,18 +242,15 @@ class _Segment:
         return self._by_row
 
     def row_postings(self, local: I64) -> tuple[I64, I64]:
-        """The postings of rows ``start + local``, row after row in term order, and their counts.
+        """The postings of rows ``start + local``, row after row in term order.
 
-        Returns positions into :attr:`docs` and :attr:`tfs`, and how many belong
-        to each row.
+        Returns positions into :attr:`docs` and :attr:`tfs`, and for each the
+        index into ``local`` of its row.
         """
         offsets, order = self.by_row()
-        starts = offsets[local]
-        lengths = offsets[local + 1] - starts
-        total = int(lengths.sum())
-        runs = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
+        runs, owners = csr_entries(offsets, local)
         positions: I64 = order[runs].astype(np.int64)
-        return positions, lengths
+        return positions, owners
 
     def term_totals(self) -> F64:
         """Each term's frequency summed over the segment's rows (whole numbers, exact)."""
@@ -664,19 +661,20 @@ class IndexSnapshot:
             return self._holds_by_term(terms, rows)
         ordered, slot = np.unique(np.asarray(terms, dtype=np.int64), return_inverse=True)
         found = np.zeros((len(ordered), len(rows)), dtype=np.bool_)
-        for segment in self.segments:
-            inside = np.flatnonzero((rows >= segment.start) & (rows < segment.stop))
-            if not len(inside):
-                continue
-            positions, lengths = segment.row_postings(rows[inside] - segment.start)
-            if not len(positions):
-                continue
-            owners = np.repeat(inside, lengths)
+        for segment, inside in self._segments_of(rows):
+            positions, owners = segment.row_postings(rows[inside] - segment.start)
             held = np.searchsorted(segment.indptr, positions, side="right") - 1
             at = np.searchsorted(ordered, held).clip(max=len(ordered) - 1)
             hit = ordered[at] == held
-            found[at[hit], owners[hit]] = True
+            found[at[hit], inside[owners[hit]]] = True
         return found[slot.reshape(-1)]
+
+    def _segments_of(self, rows: I64) -> Iterator[tuple[_Segment, I64]]:
+        """Each segment holding some of ``rows``, with the indices into ``rows`` of those."""
+        for segment in self.segments:
+            inside = np.flatnonzero((rows >= segment.start) & (rows < segment.stop))
+            if len(inside):
+                yield segment, inside
 
     def _holds_by_term(self, terms: list[int], rows: I64) -> Bool:
         found = np.zeros((len(terms), len(rows)), dtype=np.bool_)
@@ -758,14 +756,11 @@ class IndexSnapshot:
         """:meth:`row_terms` of each of ``rows``, read together."""
         asked = np.asarray(rows, dtype=np.int64)
         out: list[tuple[I64, F64]] = [(_EMPTY_I64, _EMPTY_F64)] * len(asked)
-        for segment in self.segments:
-            inside = np.flatnonzero((asked >= segment.start) & (asked < segment.stop))
-            if not len(inside):
-                continue
-            positions, lengths = segment.row_postings(asked[inside] - segment.start)
+        for segment, inside in self._segments_of(asked):
+            positions, owners = segment.row_postings(asked[inside] - segment.start)
             terms = (np.searchsorted(segment.indptr, positions, side="right") - 1).astype(np.int64)
             tfs = segment.tfs[positions].astype(np.float64)
-            cuts = np.cumsum(lengths)[:-1]
+            cuts = np.cumsum(np.bincount(owners, minlength=len(inside)))[:-1]
             pieces = zip(np.split(terms, cuts), np.split(tfs, cuts), strict=True)
             for slot, piece in zip(inside.tolist(), pieces, strict=True):
                 out[slot] = piece

@@ -60,6 +60,7 @@ __all__ = [
     "Propagation",
     "Spread",
     "agreement",
+    "csr_entries",
     "propagate",
     "quantise",
 ]
@@ -207,7 +208,7 @@ def _row_sums(values: F64, indptr: I64) -> F64:
 _RUNNING_UP_TO: Final = 1 << 22
 
 
-def _entries(indptr: I64, rows: I64) -> tuple[I64, I64]:
+def csr_entries(indptr: I64, rows: I64) -> tuple[I64, I64]:
     """Positions of every CSR entry of ``rows`` and the index (into ``rows``) of its row."""
     starts = indptr[rows]
     lengths = indptr[rows + 1] - starts
@@ -265,7 +266,7 @@ class Propagation:
         keys = keys[keys < len(graph.holders)]
         self.extra_keys = keys
         # Each key's summed seed, from the sources' keys only (exact: quantised values).
-        positions, owners = _entries(graph.thing_indptr, sources)
+        positions, owners = csr_entries(graph.thing_indptr, sources)
         sums = np.bincount(
             graph.thing_keys[positions],
             weights=seed[sources][owners],
@@ -286,7 +287,7 @@ class Propagation:
                 )
             )
             if len(touched):
-                positions, owners = _entries(graph.thing_indptr, touched)
+                positions, owners = csr_entries(graph.thing_indptr, touched)
                 held = shares[graph.thing_keys[positions]]
                 spread = spread.copy()
                 spread[touched] = np.bincount(owners, weights=held, minlength=len(touched))
@@ -313,13 +314,13 @@ class Propagation:
         """``(g, neighbours)`` of ``rows``: graph values in [0, 1] and neighbour counts."""
         graph = self.graph
         count = len(rows)
-        positions, owners = _entries(graph.link_indptr, rows)
+        positions, owners = csr_entries(graph.link_indptr, rows)
         links: F64 = np.bincount(
             owners, weights=self.seed[graph.link_rows[positions]], minlength=count
         ).astype(np.float64)
         if len(self.extra_rows):
             links += np.isin(rows, self.extra_rows)
-        positions, owners = _entries(graph.thing_indptr, rows)
+        positions, owners = csr_entries(graph.thing_indptr, rows)
         items: F64 = np.bincount(
             owners, weights=self.passed[graph.thing_keys[positions]], minlength=count
         ).astype(np.float64)
