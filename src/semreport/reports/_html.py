@@ -188,10 +188,6 @@ class Page:
     @classmethod
     def of(cls, parts: ReportParts, view: PageView, *, record_count: int | None = None) -> Page:
         """The page of a report's parts and its view."""
-        superseded_by: dict[str, list[str]] = {}
-        for source, targets in parts.supersedes.items():
-            for target in targets:
-                superseded_by.setdefault(target, []).append(source)
         return cls(
             project_id=parts.project_id,
             as_of_sequence=parts.as_of_sequence,
@@ -200,7 +196,7 @@ class Page:
             digest=parts.digest,
             record_count=len(parts.leaves) if record_count is None else record_count,
             view=view,
-            superseded_by={k: tuple(v) for k, v in superseded_by.items()},
+            superseded_by=_superseded_by(parts.supersedes.items()),
             json_head=json_head(parts.project_id, parts.as_of_sequence, parts.digest),
             json_tail=parts.json_tail,
         )
@@ -208,10 +204,6 @@ class Page:
     @classmethod
     def of_report(cls, report: Report) -> Page:
         """The page of an assembled report."""
-        superseded_by: dict[str, list[str]] = {}
-        for record in report.records:
-            for target in record.decision.supersedes:
-                superseded_by.setdefault(target, []).append(record.decision.id)
         return cls(
             project_id=report.project_id,
             as_of_sequence=report.as_of_sequence,
@@ -220,10 +212,23 @@ class Page:
             digest=report.digest,
             record_count=len(report.records),
             view=page_view(report),
-            superseded_by={k: tuple(v) for k, v in superseded_by.items()},
+            superseded_by=_superseded_by(
+                (record.decision.id, record.decision.supersedes) for record in report.records
+            ),
             json_head=json_head(report.project_id, report.as_of_sequence, report.digest),
             json_tail=json_tail(report.summary, report.sections),
         )
+
+
+def _superseded_by(
+    supersedes: Iterable[tuple[str, Iterable[str]]],
+) -> dict[str, tuple[str, ...]]:
+    """Per superseded decision, the ids of the decisions superseding it, in the order given."""
+    found: dict[str, list[str]] = {}
+    for source, targets in supersedes:
+        for target in targets:
+            found.setdefault(target, []).append(source)
+    return {target: tuple(sources) for target, sources in found.items()}
 
 
 def _report_json(page: Page, items: Iterable[bytes]) -> Iterator[Markup]:
