@@ -9,6 +9,22 @@ from typing import Any
 import attrs
 
 
+@attrs.frozen
+class Digest:
+    """A report digest as the HTTP layer reads it (fake facades return it)."""
+
+    scheme: str
+    report_sha256: str
+
+
+@attrs.frozen
+class Report:
+    """A report as the HTTP layer reads it: its project and digest."""
+
+    project_id: str
+    digest: Digest
+
+
 @attrs.define
 class Answer:
     """What the app sent back."""

@@ -16,7 +16,7 @@ from typing import Any
 
 import attrs
 import pytest
-from http_support import Client
+from http_support import Client, Digest, Report
 
 from semreport import ModelStatus, Principal, Role
 from semreport.contract import Lane
@@ -26,18 +26,6 @@ from semreport.http._lanes import Busy, ClientGone, Executor
 USER = Principal("alice", roles={Role.USER, Role.OPERATOR}, projects={"p-1"})
 AUTH = [("Authorization", "Bearer t")]
 JSON = [*AUTH, ("Content-Type", "application/json")]
-
-
-@attrs.frozen
-class Digest:
-    scheme: str
-    report_sha256: str
-
-
-@attrs.frozen
-class Report:
-    project_id: str
-    digest: Digest
 
 
 class Gate:

@@ -10,7 +10,7 @@ from typing import Any
 
 import attrs
 import pytest
-from http_support import Client
+from http_support import Client, Digest, Report
 from starlette.testclient import TestClient
 
 import semreport
@@ -21,18 +21,6 @@ from semreport.testing.samples import sample_decisions
 
 USER = Principal("alice", roles={Role.USER, Role.OPERATOR}, projects={"p-1"})
 AUTH = {"Authorization": "Bearer t"}
-
-
-@attrs.frozen
-class Digest:
-    scheme: str
-    report_sha256: str
-
-
-@attrs.frozen
-class Report:
-    project_id: str
-    digest: Digest
 
 
 @attrs.frozen
