@@ -16,7 +16,7 @@ from typing import Any
 
 import attrs
 import pytest
-from http_support import Client, Digest, Report
+from http_support import Answer, Client, Digest, Report
 
 from semreport import ModelStatus, Principal, Role
 from semreport.contract import Lane
@@ -121,6 +121,16 @@ def _report() -> Client:
     return Client("GET", "/projects/p-1/report", headers=AUTH)
 
 
+async def _report_running() -> tuple[Facade, Gate, Any, asyncio.Future[Answer]]:
+    """An app whose heavy lane's one thread runs a report held at its gate."""
+    facade = Facade()
+    gate = facade.gate("report")
+    app = _app(facade)
+    running = asyncio.ensure_future(_report()(app))
+    await gate.wait_entered()
+    return facade, gate, app, running
+
+
 def _find() -> Client:
     return Client("POST", "/projects/p-1/semantic/find", headers=JSON, body=b"{}")
 
@@ -130,11 +140,7 @@ class TestLanes:
 
     def test_find_and_status_answer_while_reports_fill_their_lane(self) -> None:
         async def scenario() -> None:
-            facade = Facade()
-            gate = facade.gate("report")
-            app = _app(facade)
-            running = asyncio.ensure_future(_report()(app))
-            await gate.wait_entered()
+            _, gate, app, running = await _report_running()
             queued = asyncio.ensure_future(_report()(app))
             await _queued(app, Lane.HEAVY, 1)
             # The heavy lane holds one running and one queued report: the cheap lane is free.
@@ -149,11 +155,7 @@ class TestLanes:
 
     def test_a_full_lane_answers_503_with_retry_after_at_once(self) -> None:
         async def scenario() -> None:
-            facade = Facade()
-            gate = facade.gate("report")
-            app = _app(facade)
-            running = asyncio.ensure_future(_report()(app))
-            await gate.wait_entered()
+            facade, gate, app, running = await _report_running()
             queued = asyncio.ensure_future(_report()(app))
             await _queued(app, Lane.HEAVY, 1)
             refused = await _report()(app)
@@ -191,11 +193,7 @@ class TestCancellation:
 
     def test_a_queued_request_whose_client_left_never_starts(self) -> None:
         async def scenario() -> None:
-            facade = Facade()
-            gate = facade.gate("report")
-            app = _app(facade)
-            running = asyncio.ensure_future(_report()(app))
-            await gate.wait_entered()
+            facade, gate, app, running = await _report_running()
             leaving = _report()
             waiting = asyncio.ensure_future(leaving(app))
             await _queued(app, Lane.HEAVY, 1)
