@@ -43,6 +43,8 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from semreport.search._select import sampled_candidates
+
 __all__ = [
     "BM25_B",
     "BM25_K1",
@@ -136,10 +138,6 @@ def feedback_rows(
     return chosen
 
 
-_SAMPLE: Final = 1024
-"""At least how many evenly spaced rows :func:`best_rows` samples for its floor."""
-
-
 def best_rows(
     values: F64,
     depth: int,
@@ -152,31 +150,22 @@ def best_rows(
 
     Only ``eligible`` rows (default: all) and never ``exclude``; fewer rows when
     fewer qualify. The same rows as sorting every qualifying row, found without
-    listing them: the ``depth``-th best value among evenly spaced qualifying
-    rows (real rows, so at most the true ``depth``-th best) is a floor, and only
-    the rows reaching it are ordered.
+    listing them: a floor read from evenly spaced rows
+    (:func:`~semreport.search._select.sampled_candidates`) leaves only the rows
+    that can make it to be ordered.
     """
     count = len(values)
     if depth <= 0 or not count:
         return np.zeros(0, dtype=np.int64)
-    stride = max(1, count // max(_SAMPLE, 16 * depth))
-    floor = 0.0
-    if stride > 1:
-        sample = values[::stride]
-        fit = sample > 0
+    candidates = sampled_candidates(values, depth, keep=eligible, exclude=exclude)
+    if candidates is None:
+        keep = values > 0
         if eligible is not None:
-            fit &= eligible[::stride]
-        if 0 <= exclude < count and exclude % stride == 0:
-            fit[exclude // stride] = False
-        chosen = sample[fit]
-        if len(chosen) >= depth:
-            floor = float(np.partition(chosen, len(chosen) - depth)[len(chosen) - depth])
-    keep = values >= floor if floor > 0 else values > 0
-    if eligible is not None:
-        keep &= eligible
-    if 0 <= exclude < count:
-        keep[exclude] = False
-    return top_rows(values, np.flatnonzero(keep).astype(np.int64), depth, rank)
+            keep &= eligible
+        if 0 <= exclude < count:
+            keep[exclude] = False
+        candidates = np.flatnonzero(keep)
+    return top_rows(values, candidates.astype(np.int64, copy=False), depth, rank)
 
 
 def top_rows(values: F64, candidates: I64, depth: int, rank: I64 | None = None) -> I64:
@@ -273,6 +262,10 @@ def divergent_terms(
     chosen = terms[useful]
     p = probabilities[useful]
     scores = p * np.log(p / collection[useful])
+    if len(scores) > count:  # only the terms reaching the count-th best score can be kept
+        floor = np.partition(scores, len(scores) - count)[len(scores) - count]
+        reach = scores >= floor
+        chosen, scores = chosen[reach], scores[reach]
     ids: list[int] = chosen.tolist()
     values: list[float] = scores.tolist()
     ties = [names[t] for t in ids] if names is not None else ids

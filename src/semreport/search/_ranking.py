@@ -16,6 +16,7 @@ import attrs
 import numpy as np
 
 from semreport.search._index import F64, I64, Bool, IndexSnapshot
+from semreport.search._select import SAMPLE, sampled_candidates
 from semreport.search.signals import Prepared
 from semreport.search.signals.text import Bm25
 
@@ -23,8 +24,6 @@ __all__ = ["PRUNE_FROM", "Weighted", "best_of", "exact", "pruned", "text_only", 
 
 PRUNE_FROM: Final = 4096
 """Projects at least this large rank a first page by bounds instead of scoring every row."""
-_SAMPLE: Final = 1024
-"""About how many rows :func:`sampled_floor` looks at."""
 _SORT_UP_TO: Final = 512
 
 
@@ -70,20 +69,21 @@ def top(score: F64, mask: Bool | None, rank: I64, k: int, floor: float = 0.0) ->
     """The ``k`` best rows by (score descending, id ascending) among ``mask``, in order.
 
     ``floor`` (at most the ``k``-th best score) lets only the rows at or above it
-    be partitioned. Without one, a large project takes the ``k``-th best score of
-    an evenly spaced sample of its rows: the sampled rows are real scores among
-    ``mask``, so ``k`` rows reach that value and it bounds the ``k``-th best from
-    below. Zero-score rows fill up a short page in id order.
+    be partitioned. Without one, a large project reads a floor from an evenly
+    spaced sample of its rows (:func:`sampled_candidates`): the sampled rows are
+    real scores among ``mask``, so it bounds the ``k``-th best from below.
+    Zero-score rows fill up a short page in id order.
     """
-    if floor <= 0 and len(score) >= 4 * _SAMPLE:
-        floor = sampled_floor(score, mask, k)
+    candidates: I64 | None = None
     if floor > 0:
         candidates = np.flatnonzero(score >= floor)
         if mask is not None:
             candidates = candidates[mask[candidates]]
-        if len(candidates) >= k:
-            result_: I64 = _best(score, candidates, rank, k).astype(np.int64)
-            return result_
+    elif len(score) >= 4 * SAMPLE:
+        candidates = sampled_candidates(score, k, keep=mask)
+    if candidates is not None and len(candidates) >= k:
+        result_: I64 = _best(score, candidates, rank, k).astype(np.int64)
+        return result_
     positive = score > 0
     if mask is not None:
         positive &= mask
@@ -123,8 +123,9 @@ def pruned(
     rank = snap.id_rank
     floor = 0.0
     partial = np.zeros(snap.n)
+    scratch = np.empty(snap.n)
     for signal in leads:
-        partial += signal.weight * signal.prepared.dense()
+        partial += np.multiply(signal.prepared.dense(), signal.weight, out=scratch)
     while True:
         slack = math.fsum(s.weight * s.prepared.bound for s in rest)
         # More seeds than k: the k-th best exact score among them is a tighter floor.
@@ -144,7 +145,7 @@ def pruned(
             return None  # the bound prunes too little: scoring every row is cheaper
         promoted = rest.pop(0)
         leads.append(promoted)
-        partial += promoted.weight * promoted.prepared.dense()
+        partial += np.multiply(promoted.prepared.dense(), promoted.weight, out=scratch)
     if mask is not None:
         candidates = candidates[mask[candidates]]
     return best_of(snap, candidates, exact(active, demotion, candidates), k)
@@ -176,13 +177,10 @@ def text_only(
         scratch = np.empty(snap.n)
         for signal, state in zip(signals, bm25, strict=True):
             combined += np.multiply(state.raw, signal.weight / state.scale, out=scratch)
-    floor = sampled_floor(combined, mask, k, snap.demotion if demote else None) * (1.0 - 1e-9)
-    if floor <= 0:
-        return None
-    candidates = np.flatnonzero(combined >= floor)
-    if mask is not None:
-        candidates = candidates[mask[candidates]]
-    if len(candidates) < k:
+    candidates = sampled_candidates(
+        combined, k, keep=mask, factor=snap.demotion if demote else None, margin=1e-9
+    )
+    if candidates is None or len(candidates) < k:
         return None
     scores = exact(signals, snap.demotion if demote else None, candidates)
     return best_of(snap, candidates, scores, k)
@@ -196,20 +194,6 @@ def best_of(snap: IndexSnapshot, candidates: I64, scores: F64, k: int) -> tuple[
     else:
         local = _best(scores, np.arange(len(candidates)), ranks, k)
     return candidates[local].astype(np.int64), scores[local]
-
-
-def sampled_floor(score: F64, mask: Bool | None, k: int, factor: F64 | None = None) -> float:
-    """The ``k``-th largest ``score * factor`` among evenly spaced rows kept by ``mask``, or 0."""
-    stride = max(len(score) // _SAMPLE, 1)
-    sample = score[::stride]
-    if factor is not None:
-        sample = sample * factor[::stride]
-    if mask is not None:
-        sample = sample[mask[::stride]]
-    m = len(sample)
-    if m < k:
-        return 0.0
-    return float(np.partition(sample, m - k)[m - k])
 
 
 def _best(score: F64, idx: I64, rank: I64, k: int) -> I64:

@@ -1,0 +1,103 @@
+"""Candidate rows for a top-k selection, found from a sample instead of a sort.
+
+Selecting the ``k`` best of a project's rows needs only the rows at or above
+some floor that at least ``k`` of them reach. :func:`sampled_candidates`
+reads that floor from evenly spaced rows:
+
+1. **Optimistic floor**: the sampled value that about ``2k`` rows of the
+   whole project reach (a sampled row stands for ``stride`` rows). The rows
+   reaching it are listed and counted; when at least ``k`` of them qualify,
+   they are the candidates (usually about ``2k`` of them).
+2. **Safe floor**: otherwise the ``k``-th best sampled value, which ``k``
+   sampled rows reach by construction (more candidates, never too few).
+3. Otherwise (fewer than ``k`` sampled rows above zero) no floor: the caller
+   looks at every row.
+
+Either way every row that can be among the ``k`` best is a candidate, so the
+selection is exact; the sample only decides how few rows are sorted.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["SAMPLE", "sampled_candidates"]
+
+F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+Bool = npt.NDArray[np.bool_]
+
+SAMPLE: Final = 1024
+"""At least how many evenly spaced rows a floor is read from."""
+_OVERSAMPLE: Final = 4
+"""A sample holds at least this many rows per row wanted (``k``)."""
+_AT_LEAST: Final = 4
+"""The optimistic floor is at most the 4th best sampled value (a steadier estimate)."""
+
+
+def sampled_candidates(
+    values: F64,
+    k: int,
+    *,
+    keep: Bool | None = None,
+    exclude: int = -1,
+    factor: F64 | None = None,
+    margin: float = 0.0,
+    sample: int = SAMPLE,
+) -> I64 | None:
+    """Rows among ``keep`` (but ``exclude``) whose value reaches a floor ``k`` of them reach.
+
+    A row reaches the floor when ``values[row] >= floor * (1 - margin)``; the
+    floor is a sampled ``values * factor`` above zero, and at least ``k`` kept
+    rows have ``values * factor`` at or above it. Since ``factor`` (at most 1,
+    say a demotion) never raises a value, every kept row whose ``values *
+    factor`` is among the ``k`` best is returned.
+
+    Args:
+        values: Every row's value.
+        k: How many rows the caller selects.
+        keep: Which rows may be selected (default: every row).
+        exclude: A row never selected (-1: none).
+        factor: Multiplies the values for the floor (default: 1).
+        margin: A relative margin below the floor (the caller's rounding).
+        sample: At least how many rows to sample.
+
+    Returns:
+        The candidates in ascending order, or ``None`` when the project is too
+        small to sample or no floor was found (the caller then looks at every
+        row).
+    """
+    count = len(values)
+    stride = count // max(sample, _OVERSAMPLE * k)
+    if k <= 0 or stride < 2:
+        return None
+    sampled = values[::stride] if factor is None else values[::stride] * factor[::stride]
+    fit = sampled > 0
+    if keep is not None:
+        fit &= keep[::stride]
+    if 0 <= exclude < count and exclude % stride == 0:
+        fit[exclude // stride] = False
+    sampled = sampled[fit]
+    size = len(sampled)
+    optimistic = min(size, k, max(_AT_LEAST, -(-2 * k // stride)))
+    if not optimistic:
+        return None
+    depths = (optimistic, k) if size >= k else (optimistic,)
+    order = np.partition(sampled, tuple(size - depth for depth in depths))
+    for depth in depths:
+        floor = float(order[size - depth])
+        reach = values >= floor * (1.0 - margin)
+        if keep is not None:
+            reach &= keep
+        candidates: I64 = np.flatnonzero(reach)
+        if 0 <= exclude < count:
+            candidates = candidates[candidates != exclude]
+        if depth == k:
+            return candidates
+        reached = values[candidates] if factor is None else values[candidates] * factor[candidates]
+        if np.count_nonzero(reached >= floor) >= k:
+            return candidates
+    return None
