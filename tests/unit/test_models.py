@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 from datetime import UTC, datetime, timedelta, timezone
+from types import MappingProxyType
 
 import attrs
 import pytest
@@ -261,3 +262,18 @@ class TestFrozenDict:
     def test_unsortable_keys_keep_insertion_order(self) -> None:
         f: FrozenDict[object, int] = FrozenDict({1: 1, "a": 2})
         assert list(f) == [1, "a"]
+
+    def test_a_dict_given_is_copied(self) -> None:
+        given = {"b": 1, "a": 2}
+        unsortable: dict[object, int] = {1: 1, "a": 2}
+        f, g = FrozenDict(given), FrozenDict(unsortable)
+        given["c"] = 3
+        unsortable["c"] = 3
+        assert dict(f) == {"a": 2, "b": 1}
+        assert dict(g) == {1: 1, "a": 2}
+
+    def test_any_mapping_or_pairs(self) -> None:
+        expected = FrozenDict({"a": 1, "b": 2})
+        assert FrozenDict(MappingProxyType({"b": 2, "a": 1})) == expected
+        assert FrozenDict(iter([("b", 2), ("a", 1), ("b", 2)])) == expected
+        assert FrozenDict(expected) == expected

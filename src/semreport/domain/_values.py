@@ -171,12 +171,12 @@ class FrozenDict(Mapping[K, V]):
     __slots__ = ("_data", "_hash")
 
     def __init__(self, items: Mapping[K, V] | Iterable[tuple[K, V]] = ()) -> None:
-        pairs = items.items() if isinstance(items, Mapping) else items
-        data = dict(pairs)
+        # A plain dict (the usual input) has unique keys: sort its pairs as they are.
+        data = items if type(items) is dict else dict(_pairs(items))
         try:
             ordered = dict(sorted(data.items()))  # type: ignore[type-var,unused-ignore]
         except TypeError:
-            ordered = data
+            ordered = dict(data)
         self._data: dict[K, V] = ordered
         self._hash: int | None = None
 
@@ -216,6 +216,10 @@ class FrozenDict(Mapping[K, V]):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (FrozenDict, (self._data,))
+
+
+def _pairs(items: Mapping[K, V] | Iterable[tuple[K, V]]) -> Iterable[tuple[K, V]]:
+    return items.items() if isinstance(items, Mapping) else items
 
 
 AttributeValue: TypeAlias = bool | int | float | str

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Final, Literal
 
 import attrs
 import numpy as np
@@ -192,13 +192,25 @@ class Prior:
 
 
 def freeze(data: Mapping[str, object]) -> Evidence:
-    """Freeze evidence built by a signal (dicts, lists and scalars) into JSON values."""
+    """Freeze evidence built by a signal (dicts, lists and scalars) into JSON values.
+
+    A :class:`FrozenDict` inside is taken as it is: signals build those from
+    JSON values only (say, a part of the evidence shared by every row of a page).
+    """
     out: dict[str, JsonValue] = {}
     for key, value in data.items():
-        if isinstance(value, Mapping):
+        kind = type(value)
+        # Exact types first: evidence is mostly plain scalars, dicts and lists, and an
+        # abstract-base-class check costs more than the rest of the loop.
+        if kind in _SCALARS or kind is FrozenDict:  # a FrozenDict of evidence is frozen already
+            out[key] = value  # type: ignore[assignment]
+        elif isinstance(value, Mapping):
             out[key] = freeze(value)
         elif isinstance(value, list | tuple):
             out[key] = tuple(value)
         else:
             out[key] = value  # type: ignore[assignment]
     return FrozenDict(out)
+
+
+_SCALARS: Final = frozenset({str, float, int, bool, type(None)})

@@ -6,8 +6,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from semreport.domain import FrozenDict, JsonValue
 from semreport.search._index import F64, I64, IndexSnapshot
-from semreport.search.signals._base import Evidence, Prepared, Query, Signal, freeze
+from semreport.search.signals._base import Evidence, Prepared, Query, Signal
 
 __all__ = ["AttributesSignal"]
 
@@ -66,20 +67,21 @@ class Closeness(Prepared):
                     None if missing else value
                     for value, missing in zip(part.tolist(), np.isnan(part).tolist(), strict=True)
                 ]
-        scales = {name: snap.scale(name) for name in self.names}
-        out = []
+        fixed = [(name, self.targets[name], snap.scale(name)) for name in self.names]
+        out: list[Evidence] = []
         for i in range(len(index)):
-            deltas = {}
-            for name in self.names:
+            deltas: dict[str, JsonValue] = {}
+            for name, target, scale in fixed:
                 value = columns[name][i]
-                target = self.targets[name]
-                deltas[name] = {
-                    "target": target,
-                    "value": value,
-                    "delta": None if value is None else value - target,
-                    "scale": scales[name],
-                }
-            out.append(freeze({"attributes": deltas}))
+                deltas[name] = FrozenDict(
+                    {
+                        "delta": None if value is None else value - target,
+                        "scale": scale,
+                        "target": target,
+                        "value": value,
+                    }
+                )
+            out.append(FrozenDict({"attributes": FrozenDict(deltas)}))
         return out
 
 

@@ -8,6 +8,7 @@ from typing import Final
 
 import numpy as np
 
+from semreport.domain import FrozenDict
 from semreport.search._index import F64, I64, TITLE_WEIGHT, Bool, IndexSnapshot
 from semreport.search.signals._base import Evidence, Prepared, Query, Signal, freeze
 
@@ -78,7 +79,8 @@ class Bm25(Prepared):
         flags: list[list[bool]] = self.snap.holds(terms, np.asarray(rows, np.int64)).T.tolist()
         if not self.expanded:
             return [
-                freeze({"matched_terms": list(itertools.compress(names, held))}) for held in flags
+                FrozenDict({"matched_terms": tuple(itertools.compress(names, held))})
+                for held in flags
             ]
         sources = [self.expanded.get(t) for t in terms]
         out = []
