@@ -199,6 +199,13 @@ class TestPropagation:
         assert np.all((g >= 0) & (g <= 1))
         rows = np.array(data.draw(st.lists(row, max_size=8)), dtype=np.int64)
         assert propagation.values(rows)[0].tolist() == g[rows].tolist()
+        # The first sources' values, read from the items found for the seed, in any order.
+        order = np.array(data.draw(st.permutations(list(range(count)))), dtype=np.int64)
+        shuffled = Propagation(
+            graph, order, seed[order], extra_rows=sorted(extra_rows), extra_keys=sorted(extra_keys)
+        )
+        first = data.draw(st.integers(0, count))
+        assert shuffled.source_values(first)[0].tolist() == g[order[:first]].tolist()
         for r in range(count):
             shares = propagation.contributions(r)
             assert sum(c.amount for c in shares) == pytest.approx(g[r], abs=1e-8)

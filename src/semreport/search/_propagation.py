@@ -266,7 +266,9 @@ class Propagation:
         keys = keys[keys < len(graph.holders)]
         self.extra_keys = keys
         # Each key's summed seed, from the sources' keys only (exact: quantised values).
-        positions, owners = csr_entries(graph.thing_indptr, sources)
+        self.sources: I64 = sources
+        self._source_items: tuple[I64, I64] = csr_entries(graph.thing_indptr, sources)
+        positions, owners = self._source_items
         sums = np.bincount(
             graph.thing_keys[positions],
             weights=seed[sources][owners],
@@ -312,6 +314,16 @@ class Propagation:
 
     def values(self, rows: I64) -> tuple[F64, F64]:
         """``(g, neighbours)`` of ``rows``: graph values in [0, 1] and neighbour counts."""
+        return self._values(rows, *csr_entries(self.graph.thing_indptr, rows))
+
+    def source_values(self, count: int) -> tuple[F64, F64]:
+        """:meth:`values` of the first ``count`` sources, reading the items found for the seed."""
+        positions, owners = self._source_items
+        # A row's entries follow the previous row's: the first sources' entries come first.
+        end = int(np.searchsorted(owners, count))
+        return self._values(self.sources[:count], positions[:end], owners[:end])
+
+    def _values(self, rows: I64, item_positions: I64, item_owners: I64) -> tuple[F64, F64]:
         graph = self.graph
         count = len(rows)
         positions, owners = csr_entries(graph.link_indptr, rows)
@@ -320,9 +332,8 @@ class Propagation:
         ).astype(np.float64)
         if len(self.extra_rows):
             links += np.isin(rows, self.extra_rows)
-        positions, owners = csr_entries(graph.thing_indptr, rows)
         items: F64 = np.bincount(
-            owners, weights=self.passed[graph.thing_keys[positions]], minlength=count
+            item_owners, weights=self.passed[graph.thing_keys[item_positions]], minlength=count
         ).astype(np.float64)
         return self._finish(links, items, rows)
 
@@ -405,7 +416,8 @@ def propagate(
     propagation = Propagation(graph, sources, values, extra_rows=extra_rows, extra_keys=extra_keys)
     if not len(top) and not _any_text(text, exemplar):
         return Spread(propagation, 0.0, 1.0, 0)
-    r, a = agreement(text[top], propagation.values(top)[0], np.arange(len(top), dtype=np.int64))
+    graph_values = propagation.source_values(len(top))[0]
+    r, a = agreement(text[top], graph_values, np.arange(len(top), dtype=np.int64))
     return Spread(propagation, r, a, len(top))
 
 

@@ -7,6 +7,7 @@ from typing import Final
 
 import numpy as np
 
+from semreport.domain import FrozenDict, JsonValue
 from semreport.search._index import F64, I64, IndexSnapshot
 from semreport.search._propagation import AGREEMENT_DEPTH, Propagation, propagate
 from semreport.search.signals._base import Evidence, Prepared, Prior, Query, Signal, freeze
@@ -92,7 +93,9 @@ class Propagated(Prepared):
         """The agreement, and per row the neighbours that gave most (their share of the value)."""
         snap = self.snap
         names = snap.vocab.key_names
-        agreement = {"correlation": self.correlation, "weight": self.weight, "rows": self.rows}
+        agreement = freeze(
+            {"correlation": self.correlation, "weight": self.weight, "rows": self.rows}
+        )  # the same for every row
         out = []
         for row in rows:
             named: list[tuple[float, str, str]] = []
@@ -105,14 +108,18 @@ class Propagated(Prepared):
                     kind, _, value = names[item.node].partition(":")
                     named.append((amount, "elements" if kind == "element" else "evidence", value))
             named.sort(key=lambda entry: (-entry[0], entry[1], entry[2]))
-            groups: dict[str, dict[str, float]] = {"linked": {}, "elements": {}, "evidence": {}}
+            groups: dict[str, dict[str, JsonValue]] = {"linked": {}, "elements": {}, "evidence": {}}
             for amount, group, node in named[:NAMED_NEIGHBOURS]:
                 groups[group][node] = amount
-            evidence: dict[str, object] = {"agreement": agreement, **groups}
+            evidence: dict[str, JsonValue] = {"agreement": agreement}
+            for group, shares in groups.items():
+                evidence[group] = FrozenDict(shares)
             rest = named[NAMED_NEIGHBOURS:]
             if rest:
-                evidence["others"] = {"count": len(rest), "amount": sum(e[0] for e in rest)}
-            out.append(freeze(evidence))
+                evidence["others"] = FrozenDict(
+                    {"amount": sum(e[0] for e in rest), "count": len(rest)}
+                )
+            out.append(FrozenDict(evidence))
         return out
 
 
@@ -189,8 +196,9 @@ def _text_evidence(query: Query, earlier: Sequence[Prior]) -> F64:
         return signal.prepare(query).dense()
     total = sum(p.weight for p in texts)
     combined = np.multiply(texts[0].prepared.dense(), texts[0].weight / total)
+    scratch = np.empty_like(combined)
     for prior in texts[1:]:
-        combined += (prior.weight / total) * prior.prepared.dense()
+        combined += np.multiply(prior.prepared.dense(), prior.weight / total, out=scratch)
     return combined  # a weighted mean of values in [0, 1] (the propagation clips the seed)
 
 
