@@ -4,21 +4,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from types import MappingProxyType
 
+import attrs
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import semreport
-from semreport import InvalidRequest
+from semreport import FrozenDict, InvalidRequest
 from semreport.search import _ranking, _scorer
 from semreport.search._cursor import CursorState, decode_cursor, encode_cursor
-from semreport.search._index import F64, I64, Vocabulary, _counted, _stable_order, _words
+from semreport.search._index import (
+    F64,
+    I64,
+    IndexSnapshot,
+    Vocabulary,
+    _counted,
+    _stable_order,
+    _words,
+)
 from semreport.search._ranking import Weighted
 from semreport.search._ranking import top as _top
+from semreport.search._select import sampled_candidates
 from semreport.search._text import WORDS, Tokenizer
-from semreport.search.signals import Evidence, Prepared
+from semreport.search.signals import Evidence, FacetsSignal, Prepared, Query
+from semreport.search.signals._base import freeze
 from semreport.testing import synthetic_decisions, synthetic_queries
 from semreport.testing.cisi import find_cisi, load_cisi, ndcg_at, recall_at
 
@@ -314,3 +326,157 @@ class TestGenerators:
         (shared / "CISI.ALL").write_text("", encoding="latin-1")
         (tmp_path / "repo").mkdir()
         assert find_cisi(tmp_path / "repo") == shared.resolve()
+
+
+class TestSampledCandidates:
+    """A floor read from a sample leaves every row that can be among the k best, and few more."""
+
+    @given(
+        values=st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 1.0]), max_size=400),
+        k=st.integers(1, 30),
+        sample=st.integers(4, 64),
+        data=st.data(),
+    )
+    def test_every_row_of_the_k_best_is_a_candidate(
+        self, values: list[float], k: int, sample: int, data: st.DataObject
+    ) -> None:
+        array = np.array(values, dtype=np.float64)
+        count = len(values)
+        keep = (
+            np.array(data.draw(st.lists(st.booleans(), min_size=count, max_size=count)))
+            if data.draw(st.booleans())
+            else None
+        )
+        exclude = data.draw(st.integers(-1, max(count - 1, -1)))
+        factor = (
+            np.array(
+                data.draw(st.lists(st.sampled_from([0.5, 1.0]), min_size=count, max_size=count))
+            )
+            if data.draw(st.booleans())
+            else None
+        )
+        margin = data.draw(st.sampled_from([0.0, 1e-9]))
+        found = sampled_candidates(
+            array, k, keep=keep, exclude=exclude, factor=factor, margin=margin, sample=sample
+        )
+        if found is None:
+            return
+        scaled = array if factor is None else array * factor
+        allowed = [
+            r for r in range(count) if (keep is None or keep[r]) and r != exclude and scaled[r] > 0
+        ]
+        assert found.tolist() == sorted(set(found.tolist()))
+        assert all((keep is None or keep[r]) and r != exclude for r in found.tolist())
+        assert len(allowed) >= k
+        kth = sorted((scaled[r] for r in allowed), reverse=True)[k - 1]
+        assert {r for r in allowed if scaled[r] >= kth} <= set(found.tolist())
+
+    def test_small_projects_are_not_sampled(self) -> None:
+        assert sampled_candidates(np.ones(100), 10) is None
+        assert sampled_candidates(np.zeros(10_000), 10) is None
+        assert sampled_candidates(np.ones(10_000), 0) is None
+
+    def test_the_optimistic_floor_keeps_few_rows(self) -> None:
+        rng = np.random.default_rng(5)
+        values = rng.random(100_000)
+        found = sampled_candidates(values, 10)
+        assert found is not None
+        assert 10 <= len(found) < 2_000  # the safe floor alone keeps about 1,000
+        assert set(np.argsort(-values)[:10].tolist()) <= set(found.tolist())
+
+    def test_a_floor_too_few_rows_reach_falls_back_to_the_safe_one(self) -> None:
+        # Only the sampled rows (every 9th) score: the optimistic floor is reached by
+        # about 9 rows, fewer than the 40 wanted, so the 40th best sampled value is used.
+        values = np.zeros(10_000)
+        values[::9] = np.linspace(1.0, 0.5, len(values[::9]))
+        found = sampled_candidates(values, 40)
+        assert found is not None
+        assert found.tolist() == np.argsort(-values, kind="stable")[:40].tolist()
+
+
+def _snapshot(decisions: list[semreport.Decision]) -> IndexSnapshot:
+    with semreport.open("memory://") as sr:
+        sr.record(decisions)
+        snap: IndexSnapshot = sr.scorer.index(sr.storage, "synthetic")  # type: ignore[attr-defined]
+        return snap
+
+
+class TestFacetOverlap:
+    """The facets signal: a row's value is the same computed alone or with the whole column."""
+
+    @pytest.mark.parametrize("agents", [None, 40])  # 40 agents: too many for a table of 600
+    def test_weight_sums_match_the_definition(self, agents: int | None) -> None:
+        decisions = synthetic_decisions(600, seed=2)
+        if agents is not None:
+            decisions = [
+                attrs.evolve(d, agent=f"agent-{i % agents}") for i, d in enumerate(decisions)
+            ]
+        snap = _snapshot(decisions)
+        weights = snap.key_weights(snap.facets)
+        names = snap.vocab.key_names
+        for decision in decisions[:40]:
+            named = (
+                f"domain:{decision.domain.value}",
+                f"agent:{decision.agent}",
+                f"status:{decision.status.value}",
+                *(f"tag:{t}" for t in decision.tags),
+            )
+            # An unknown key (past the known ones) holds nothing.
+            keys = [*sorted(snap.vocab.keys[name] for name in named), len(names) + 3]
+            wanted = set(keys)
+            expected = [
+                sum(float(weights[k]) for k in snap.facets.of(row).tolist() if k in wanted)
+                for row in range(snap.n)
+            ]
+            assert snap.facet_weight_sums(keys).tolist() == expected  # exact: quantised
+
+    def test_rows_alone_equal_the_column(self) -> None:
+        decisions = synthetic_decisions(600, seed=4)
+        snap = _snapshot(decisions)
+        signal = FacetsSignal()
+        rows = np.array([0, 5, 17, 599, 42, 5], dtype=np.int64)
+        for i in (0, 9, 300):
+            query = Query("similar", snap, exemplar=decisions[i], exemplar_row=i)
+            state = signal.prepare(query)
+            alone = state.values(rows)
+            assert state.lead
+            column = state.dense()
+            assert alone[0].tolist() == column[rows].tolist()
+            assert np.all((column >= 0) & (column <= 1))
+            assert column[i] == 1.0  # the exemplar shares all its keys with itself
+            assert state.values(np.arange(snap.n))[0].tolist() == column.tolist()
+        prefer = ("domain:cost", "tag:fire")
+        state = signal.prepare(Query("find", snap, text="x", prefer=prefer))
+        assert not state.lead
+        alone = state.values(rows)[0]
+        column = state.dense()
+        assert alone.tolist() == column[rows].tolist()
+        assert np.all((column >= 0) & (column <= 1))
+        both = [r for r, d in enumerate(decisions) if d.domain.value == "cost" and "fire" in d.tags]
+        assert both
+        assert all(column[r] == 1.0 for r in both)
+
+
+class TestFreeze:
+    """Evidence built from dicts, lists and scalars becomes JSON values that cannot change."""
+
+    def test_nested_values(self) -> None:
+        shared = FrozenDict({"rows": 3})
+        frozen = freeze(
+            {
+                "b": [1, 2],
+                "a": {"c": ("x",), "d": None, "e": {"f": [0.5]}},
+                "shared": shared,
+                "view": MappingProxyType({"z": 1, "y": [True]}),
+                "number": np.float64(0.25),
+            }
+        )
+        assert list(frozen) == ["a", "b", "number", "shared", "view"]
+        assert frozen["b"] == (1, 2)
+        inner = frozen["a"]
+        assert isinstance(inner, FrozenDict)
+        assert inner == {"c": ("x",), "d": None, "e": {"f": (0.5,)}}
+        assert isinstance(inner["e"], FrozenDict)
+        assert frozen["shared"] is shared  # frozen already: kept
+        assert frozen["view"] == FrozenDict({"y": (True,), "z": 1})
+        assert frozen["number"] == 0.25

@@ -760,10 +760,11 @@ class IndexSnapshot:
             positions, owners = segment.row_postings(asked[inside] - segment.start)
             terms = (np.searchsorted(segment.indptr, positions, side="right") - 1).astype(np.int64)
             tfs = segment.tfs[positions].astype(np.float64)
-            cuts = np.cumsum(np.bincount(owners, minlength=len(inside)))[:-1]
-            pieces = zip(np.split(terms, cuts), np.split(tfs, cuts), strict=True)
-            for slot, piece in zip(inside.tolist(), pieces, strict=True):
-                out[slot] = piece
+            ends: list[int] = np.cumsum(np.bincount(owners, minlength=len(inside))).tolist()
+            start = 0
+            for slot, end in zip(inside.tolist(), ends, strict=True):
+                out[slot] = (terms[start:end], tfs[start:end])
+                start = end
         return out
 
     @functools.cached_property
@@ -958,6 +959,44 @@ class IndexSnapshot:
         if not self.n:
             return (0.0, 0.0)
         return (float(self.recorded.min()), float(self.recorded.max()))
+
+    def facet_weight_sums(self, keys: Sequence[int]) -> F64:
+        """Per decision, the summed weight (:meth:`key_weights`) of the facet ``keys`` it holds.
+
+        Domain, agent and status keys are looked up per decision through its
+        :attr:`facet_code` (one table of their sums); tags are added from their
+        postings. Weights are multiples of 2**-20, so the sums are exact in any order.
+        """
+        size = len(self.vocab.key_names)
+        weights = self.key_weights(self.facets)
+        names = self.vocab.key_names
+        shape = (max(len(self.vocab.agent_names), 1), len(DOMAINS), len(STATUSES), 2)
+        # A table per agent: with very many agents, every key is added from its postings.
+        table = np.zeros(shape) if shape[0] <= max(self.n, 1024) // 64 else None
+        tabled = 0
+        posted: list[int] = []
+        for key in sorted(set(keys)):
+            if key >= size:
+                continue
+            kind, _, value = names[key].partition(":")
+            if table is None or kind not in ("domain", "status", "agent"):
+                posted.append(key)
+                continue
+            if kind == "domain":
+                table[:, _DOMAIN_CODE[value]] += weights[key]
+            elif kind == "status":
+                table[:, :, _STATUS_CODE[value]] += weights[key]
+            else:
+                table[self.vocab.agents[value]] += weights[key]
+            tabled += 1
+        held = np.take(table.reshape(-1), self.facet_code) if table is not None and tabled else None
+        if held is None:
+            held = np.zeros(self.n)
+        indptr, rows = self.facets.transpose(size)
+        for key in posted:
+            np.add.at(held, rows[indptr[key] : indptr[key + 1]], weights[key])
+        result: F64 = held
+        return result
 
     def key_weights(self, sets: KeyedSets) -> F64:
         """``log(1 + N / df)`` per key of ``sets`` (0 for keys no decision holds)."""

@@ -8,45 +8,86 @@ from collections.abc import Sequence
 import numpy as np
 
 from semreport.search._index import F64, I64, IndexSnapshot, KeyedSets
+from semreport.search._propagation import csr_entries
 from semreport.search.signals._base import Evidence, Prepared, Query, Signal, freeze
 
-__all__ = ["FacetsSignal", "exemplar_keys", "key_codes", "shared_weight"]
+__all__ = ["FacetsSignal", "Overlap", "exemplar_keys", "key_codes", "own_weight"]
 
 
-class Dense(Prepared):
-    """Values computed for every row when prepared; explained by the keys a row shares."""
+class Overlap(Prepared):
+    """IDF-weighted overlap with a set of facet keys, computed for the rows asked.
 
-    def __init__(
-        self,
-        snap: IndexSnapshot,
-        normalised: F64,
-        raw: F64,
-        sets: KeyedSets,
-        keys: Sequence[int],
-        *,
-        lead: bool,
-    ) -> None:
+    ``similar``: the weighted Jaccard of a decision's keys with the exemplar's,
+    ``held / (total - held + own)``. ``find``: the weighted share of the
+    preferred keys a decision holds, ``held / wanted``. A row's value reads
+    only its own keys. An exemplar's overlap is a lead (most decisions share a
+    domain, an agent or a status with it, so the whole column is ranked); the
+    preferred values' share is bounded by 1 and computed for the rows that can
+    make the page. The whole column is computed (once) when most rows are
+    asked for.
+
+    Key weights are multiples of 2**-20, so every sum of them is exact in any
+    order: a row's value is the same however it is computed. Then held <= the
+    row's total and held <= own, and the union is at least own, which is above
+    zero (an unknown key weighs ``log(1 + N)``).
+    """
+
+    def __init__(self, snap: IndexSnapshot, keys: Sequence[int], *, own: float | None) -> None:
         super().__init__()
         self.snap = snap
-        self._normalised = normalised
-        self.raw = raw
-        self.sets = sets
+        size = len(snap.vocab.key_names)
         self.keys = frozenset(keys)
-        self.lead = lead
+        self.known: I64 = np.array(sorted(k for k in self.keys if k < size), dtype=np.int64)
+        self.weights = snap.key_weights(snap.facets)
+        self.own = own
+        self.wanted = float(self.weights[self.known].sum())
+        # Most decisions share a domain, an agent or a status with an exemplar: its overlap
+        # is ranked densely. Preferred values (find) are often rare: bounded by 1.
+        self.lead = own is not None
+        self._held: F64 | None = None  # every row's, once the whole column is computed
 
     def size(self) -> int:
+        """How many rows the snapshot holds."""
         return self.snap.n
 
     def compute_dense(self) -> F64:
-        return self._normalised
+        """Every row's value (domain, agent and status summed through one table)."""
+        held = self.snap.facet_weight_sums(self.known.tolist())
+        self._held = held
+        return self._normalise(held, None)
 
     def values(self, rows: I64) -> tuple[F64, F64]:
-        return self._normalised[rows], self.raw[rows]
+        """The normalised values and the held key weights of ``rows``."""
+        if 4 * len(rows) > self.snap.n:  # most rows: the whole column costs about as much
+            normalised = self.dense()
+            assert self._held is not None
+            return normalised[rows], self._held[rows]
+        facets = self.snap.facets
+        positions, owners = csr_entries(facets.indptr, rows)
+        keys = facets.keys[positions]
+        hit = np.isin(keys, self.known)
+        held: F64 = np.bincount(
+            owners[hit], weights=self.weights[keys[hit]], minlength=len(rows)
+        ).astype(np.float64, copy=False)
+        return self._normalise(held, rows), held
+
+    def _normalise(self, held: F64, rows: I64 | None) -> F64:
+        """The values of rows (``None``: every row) holding ``held``."""
+        if self.own is None:  # find: the share of the preferred keys held
+            result: F64 = held / self.wanted if self.wanted > 0 else np.zeros(len(held))
+        else:  # similar: weighted Jaccard with the exemplar's keys
+            totals = self.snap.key_totals(self.snap.facets)
+            result = (totals if rows is None else totals[rows]) - held
+            result += self.own
+            np.divide(held, result, out=result)
+        np.minimum(result, 1.0, out=result)
+        return result
 
     def explain(self, rows: Sequence[int]) -> list[Evidence]:
+        """The facet values each row shares (``domain:cost``, ``tag:fire``...)."""
         names = self.snap.vocab.key_names
         keys = self.keys
-        of = self.sets.of
+        of = self.snap.facets.of
         return [
             freeze({"shared": sorted(names[k] for k in keys.intersection(of(row).tolist()))})
             for row in rows
@@ -77,21 +118,9 @@ class FacetsSignal(Signal):
         snap = query.snap
         if query.mode == "find":
             found = [snap.vocab.keys.get(k, -1) for k in query.prefer]
-            keys = [k for k in found if k >= 0]
-            shared, weights = shared_weight(snap, snap.facets, keys)
-            want = float(weights[keys].sum()) if keys else 0.0
-            normalised = shared / want if want > 0 else np.zeros(snap.n)
-            return Dense(snap, np.minimum(normalised, 1.0), shared, snap.facets, keys, lead=False)
+            return Overlap(snap, [k for k in found if k >= 0], own=None)
         keys = exemplar_keys(query)
-        # Dense (most decisions share a domain, an agent or a status), so computed for
-        # every row and a lead. Weights are multiples of 2**-20: sums are exact in any order.
-        held = shared_weight(snap, snap.facets, keys)[0]
-        union = snap.key_totals(snap.facets) - held
-        union += own_weight(snap, snap.facets, keys)
-        np.maximum(union, held, out=union)
-        np.maximum(union, 1e-300, out=union)
-        np.divide(held, union, out=union)
-        return Dense(snap, np.minimum(union, 1.0, out=union), held, snap.facets, keys, lead=True)
+        return Overlap(snap, keys, own=own_weight(snap, snap.facets, keys))
 
     def coverage(self, snap: IndexSnapshot) -> float:
         """The share of decisions that carry the signal."""
@@ -131,20 +160,3 @@ def own_weight(snap: IndexSnapshot, sets: KeyedSets, keys: list[int]) -> float:
     return float(weights[[k for k in keys if k < len(weights)]].sum()) + unknown * float(
         np.round(math.log1p(snap.n) * 2**20) / 2**20
     )
-
-
-def shared_weight(snap: IndexSnapshot, sets: KeyedSets, keys: list[int]) -> tuple[F64, F64]:
-    """Per decision, the summed weight of ``keys`` it holds; and the key weights."""
-    size = len(snap.vocab.key_names)
-    weights = snap.key_weights(sets)
-    indptr, rows = sets.transpose(size)
-    known = [k for k in keys if k < size]
-    parts = [rows[indptr[k] : indptr[k + 1]] for k in known]
-    if not parts:
-        return np.zeros(snap.n), weights
-    lengths = np.array([len(p) for p in parts])
-    # Weights are multiples of 2**-20, so the sums are exact in any order.
-    shared = np.bincount(
-        np.concatenate(parts), weights=np.repeat(weights[known], lengths), minlength=snap.n
-    )
-    return shared.astype(np.float64, copy=False), weights
