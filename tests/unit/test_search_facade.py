@@ -306,6 +306,17 @@ class TestSimilar:
         assert result.total == len(result.hits)
         assert all(h.score > 0 for h in result.hits)
 
+    def test_exemplar_words_no_decision_holds_leave_terms_out(
+        self, sr: semreport.SemReport
+    ) -> None:
+        unshared = {"decision": {"title": "xyzzy qwerty", "tags": ["acoustic"]}}
+        result = sr.similar("p-1", unshared)
+        assert result.hits
+        for hit in result.hits:
+            assert hit.contribution("terms") is None
+            assert hit.contribution("feedback") is None
+            assert hit.contribution("facets") is not None
+
     def test_unknown_exemplar(self, sr: semreport.SemReport) -> None:
         with pytest.raises(DecisionNotFound):
             sr.similar("p-1", {"decision_id": "d-404"})

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from semreport.search import Analyzer, Highlight, highlight, highlights, highlights_many
+from semreport.search._highlight import _window
 
 ANALYZER = Analyzer()
 FILLER = "Unrelated words about scheduling and procurement fill this part of the text. "
@@ -78,3 +82,52 @@ class TestBestFields:
         assert highlights_many(ANALYZER, documents, terms) == [
             highlights(ANALYZER, d, terms) for d in documents
         ]
+
+
+def _reference_window(
+    tokens: list[tuple[int, int, str]], hits: list[tuple[int, int, str]], size: int
+) -> tuple[int, int]:
+    """The window by its definition: every run of hits tried, distinct terms counted anew."""
+    best = (0, 0, 0)
+    chosen = (0, 1)
+    for left in range(len(hits)):
+        right = left + 1
+        while right < len(hits) and hits[right][1] - hits[left][0] <= size:
+            right += 1
+        window = hits[left:right]
+        score = (-len({t[2] for t in window}), -len(window), left)
+        if left == 0 or score < best:
+            best, chosen = score, (left, right)
+    start, end = hits[chosen[0]][0], hits[chosen[1] - 1][1]
+    spare = max(size - (end - start), 0)
+    want_start = start - spare // 3
+    want_end = end + spare - (start - max(want_start, 0))
+    first = next((t[0] for t in tokens if want_start <= t[0] < start), start)
+    last = next((t[1] for t in reversed(tokens) if end < t[1] <= want_end), end)
+    return first, last
+
+
+class TestWindow:
+    """The sliding window (two pointers, terms counted as it slides) equals its definition."""
+
+    @given(
+        words=st.lists(
+            st.tuples(st.integers(1, 12), st.integers(0, 6), st.sampled_from("abcde")),
+            min_size=1,
+            max_size=60,
+        ),
+        size=st.integers(1, 80),
+        data=st.data(),
+    )
+    def test_matches_the_definition(
+        self, words: list[tuple[int, int, str]], size: int, data: st.DataObject
+    ) -> None:
+        tokens: list[tuple[int, int, str]] = []
+        at = 0
+        for length, gap, term in words:
+            tokens.append((at, at + length, term))
+            at += length + gap + 1
+        wanted = data.draw(st.sets(st.sampled_from("abcde"), min_size=1))
+        hits = [t for t in tokens if t[2] in wanted]
+        if hits:
+            assert _window(tokens, hits, size) == _reference_window(tokens, hits, size)

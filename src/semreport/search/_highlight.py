@@ -159,15 +159,24 @@ def _window(tokens: Sequence[_Token], hits: Sequence[_Token], size: int) -> tupl
     """The text range to show: the best run of matches, widened to ``size`` at word edges."""
     best = (0, 0, 0)  # (-distinct terms, -matched words, first hit)
     chosen = (0, 1)
+    # Two pointers over the hits, the window's terms counted as it slides.
+    counts: dict[str, int] = {}
     right = 0
-    for left in range(len(hits)):
-        right = max(right, left + 1)
-        while right < len(hits) and hits[right][1] - hits[left][0] <= size:
+    for left, (start, _, term) in enumerate(hits):
+        if right == left:  # the window holds at least its first hit
+            counts[term] = counts.get(term, 0) + 1
             right += 1
-        window = hits[left:right]
-        score = (-len({t[2] for t in window}), -len(window), left)
+        while right < len(hits) and hits[right][1] - start <= size:
+            added = hits[right][2]
+            counts[added] = counts.get(added, 0) + 1
+            right += 1
+        score = (-len(counts), left - right, left)
         if left == 0 or score < best:
             best, chosen = score, (left, right)
+        if counts[term] == 1:
+            del counts[term]
+        else:
+            counts[term] -= 1
     start, end = hits[chosen[0]][0], hits[chosen[1] - 1][1]
     spare = max(size - (end - start), 0)
     # Context on both sides, a little more after than before, cut at word edges.

@@ -35,15 +35,27 @@ class TermsSignal(Signal):
     similar_weight = 1.0
 
     def active(self, query: Query) -> bool:
-        """Whether the request activates the signal."""
-        return query.mode == "similar" and bool(exemplar_query(query))
+        """Whether the request activates the signal: a ``similar`` whose exemplar has text.
+
+        An exemplar none of whose words another decision holds gives an idle
+        state (left out, like an inactive signal).
+        """
+        decision = query.exemplar
+        if query.mode != "similar" or decision is None:
+            return False
+        row = query.exemplar_row
+        if 0 <= row < query.snap.n:
+            return bool(query.snap.doc_len[row])
+        return bool(decision.title or decision.statement or decision.rationale)
 
     def prepare(self, query: Query) -> Bm25:
-        """The signal's state for the request."""
+        """The signal's state for the request (idle when no exemplar word occurs elsewhere)."""
         snap = query.snap
         weights = exemplar_query(query)
         names = snap.vocab.term_names
-        return Bm25(snap, weights, {tid: names[tid] for tid in weights})
+        state = Bm25(snap, weights, {tid: names[tid] for tid in weights})
+        state.idle = not weights
+        return state
 
     def coverage(self, snap: IndexSnapshot) -> float:
         """The share of decisions that carry the signal."""
