@@ -173,9 +173,10 @@ def text_only(
     if len(signals) == 1 and signals[0].weight == 1.0:
         combined = bm25[0].raw
     else:
-        combined = np.zeros(snap.n)
+        (signal, state), *others = zip(signals, bm25, strict=True)
+        combined = np.multiply(state.raw, signal.weight / state.scale)
         scratch = np.empty(snap.n)
-        for signal, state in zip(signals, bm25, strict=True):
+        for signal, state in others:
             combined += np.multiply(state.raw, signal.weight / state.scale, out=scratch)
     candidates = sampled_candidates(
         combined, k, keep=mask, factor=snap.demotion if demote else None, margin=1e-9
