@@ -121,6 +121,14 @@ def highlights_many(
         shown: list[Highlight] = []
         for *_, name, terms_of in ranked[:limit]:  # only the fields shown are located
             text = fields[name]
+            if len(text) <= size:  # shown whole: only the matched words are located
+                spans = tuple(
+                    m.span()
+                    for m, term in zip(iter_words(text), terms_of, strict=True)
+                    if term in wanted
+                )
+                shown.append(Highlight(name, _SPACE.sub(" ", text), spans))
+                continue
             tokens = [
                 (*m.span(), term)
                 for m, term in zip(iter_words(text), terms_of, strict=True)
