@@ -989,14 +989,15 @@ class IndexSnapshot:
             else:
                 table[self.vocab.agents[value]] += weights[key]
             tabled += 1
-        held = np.take(table.reshape(-1), self.facet_code) if table is not None and tabled else None
-        if held is None:
+        held: F64
+        if table is not None and tabled:
+            held = np.take(table.reshape(-1), self.facet_code)
+        else:
             held = np.zeros(self.n)
         indptr, rows = self.facets.transpose(size)
         for key in posted:
             np.add.at(held, rows[indptr[key] : indptr[key + 1]], weights[key])
-        result: F64 = held
-        return result
+        return held
 
     def key_weights(self, sets: KeyedSets) -> F64:
         """``log(1 + N / df)`` per key of ``sets`` (0 for keys no decision holds)."""

@@ -5,13 +5,14 @@ some floor that at least ``k`` of them reach. :func:`sampled_candidates`
 reads that floor from evenly spaced rows:
 
 1. **Optimistic floor**: the sampled value that about ``2k`` rows of the
-   whole project reach (a sampled row stands for ``stride`` rows). The rows
-   reaching it are listed and counted; when at least ``k`` of them qualify,
-   they are the candidates (usually about ``2k`` of them).
+   whole project reach (a sampled row stands for ``stride`` rows; at least
+   the 4th best sampled value, for a steadier estimate). The rows reaching it
+   are listed and counted; when at least ``k`` of them qualify, they are the
+   candidates (about ``2k``, or ``4 * stride`` for a small ``k``).
 2. **Safe floor**: otherwise the ``k``-th best sampled value, which ``k``
    sampled rows reach by construction (more candidates, never too few).
-3. Otherwise (fewer than ``k`` sampled rows above zero) no floor: the caller
-   looks at every row.
+3. Otherwise (fewer than ``k`` sampled rows above zero, and the optimistic
+   floor reached by too few rows) no floor: the caller looks at every row.
 
 Either way every row that can be among the ``k`` best is a candidate, so the
 selection is exact; the sample only decides how few rows are sorted.
