@@ -155,29 +155,44 @@ class TestFacetCounts:
             scorer = sr.scorer
             assert isinstance(scorer, semreport.search.HeuristicScorer)
             snap = scorer.index(sr.storage, "synthetic")
-        match = np.random.default_rng(4).random(snap.n) < 0.3
         by_id = {d.id: d for d in decisions}
-        chosen = [by_id[i] for i, keep in zip(snap.ids, match.tolist(), strict=True) if keep]
         superseded = {snap.ids[r] for r in snap.superseded_rows.tolist()}
         labels = snap.facet_labels
-        brute = [
-            sum(
-                1
-                for d in chosen
-                if (facet == "domain" and d.domain.value == value)
-                or (facet == "status" and value == "superseded" and d.id in superseded)
-                or (facet == "status" and d.status.value == value)
-                or (facet == "agent" and d.agent == value)
-                or (facet == "tags" and value in d.tags)
-            )
-            for facet, value in labels
-        ]
-        assert snap.value_counts(match).tolist() == brute
+
+        def brute(match: np.ndarray) -> list[int]:
+            chosen = [by_id[i] for i, keep in zip(snap.ids, match.tolist(), strict=True) if keep]
+            return [
+                sum(
+                    1
+                    for d in chosen
+                    if (facet == "domain" and d.domain.value == value)
+                    or (facet == "status" and value == "superseded" and d.id in superseded)
+                    or (facet == "status" and d.status.value == value)
+                    or (facet == "agent" and d.agent == value)
+                    or (facet == "tags" and value in d.tags)
+                )
+                for facet, value in labels
+            ]
+
+        some = np.random.default_rng(4).random(snap.n) < 0.3
+        most = np.ones(snap.n, dtype=np.bool_)
+        most[[3, 70, 699]] = False  # few left out: the totals less theirs
+        everyone = np.ones(snap.n, dtype=np.bool_)
+        expected = {"some": brute(some), "most": brute(most), "all": brute(everyone)}
+        assert snap.value_counts(None).tolist() == expected["all"]
+
+        def check() -> None:
+            assert snap.value_counts(some).tolist() == expected["some"]
+            assert snap.value_counts(most).tolist() == expected["most"]
+            assert snap.value_counts(most, int(most.sum())).tolist() == expected["most"]
+            assert snap.value_counts(everyone).tolist() == expected["all"]
+            assert snap.value_counts(np.zeros(snap.n, dtype=np.bool_)).sum() == 0
+
+        check()
         monkeypatch.delattr(np, "bitwise_count", raising=False)
-        assert snap.value_counts(match).tolist() == brute
+        check()
         monkeypatch.setattr(snap, "facet_bits", None)
-        assert snap.value_counts(match).tolist() == brute
-        assert snap.value_counts(np.zeros(snap.n, dtype=np.bool_)).sum() == 0
+        check()
 
 
 class TestHolds:

@@ -261,6 +261,8 @@ class _Segment:
         return self._totals
 
 
+_COUNT_THE_REST: Final = 16
+"""Facet counts subtract the rows left out of a match when at most 1/16 of the rows are."""
 _HOLDS_BY_TERM: Final = 8
 """Up to this many terms, :meth:`IndexSnapshot.holds` searches each term's postings."""
 _EMPTY_I32: Final[I32] = np.zeros(0, dtype=np.int32)
@@ -611,6 +613,7 @@ class IndexSnapshot:
             "facet_code",
             "tag_codes",
             "facet_bits",
+            "value_totals",
         ):
             getattr(self, name)
         for sets in (self.facets, self.things, self.tags):
@@ -895,13 +898,30 @@ class IndexSnapshot:
         dense[offset + self.tag_codes[0], self.tags.owner] = True
         return packed_words(dense)
 
-    def value_counts(self, match: Bool) -> I64:
-        """How many rows of ``match`` hold each facet value (:attr:`facet_labels` order)."""
+    def value_counts(self, match: Bool | None, total: int | None = None) -> I64:
+        """How many rows of ``match`` hold each facet value (:attr:`facet_labels` order).
+
+        ``None`` counts every row. The smaller side is counted: when few rows
+        are left out of ``match`` (``total`` of them match, if known), the
+        counts are every row's less the rows left out.
+        """
+        if match is None:
+            return self.value_totals
+        kept = int(np.count_nonzero(match)) if total is None else total
+        if self.n - kept <= self.n // _COUNT_THE_REST:
+            return self.value_totals - self._rows_value_counts(np.flatnonzero(~match))
         bits = self.facet_bits
         if bits is not None:
             counted: I64 = popcount(bits & packed_words(match)).sum(axis=1, dtype=np.int64)
             return counted
-        rows = np.flatnonzero(match)
+        return self._rows_value_counts(np.flatnonzero(match))
+
+    @functools.cached_property
+    def value_totals(self) -> I64:
+        """How many decisions hold each facet value (:attr:`facet_labels` order)."""
+        return self._rows_value_counts(np.arange(self.n, dtype=np.int64))
+
+    def _rows_value_counts(self, rows: I64) -> I64:
         agents, domains, statuses, superseded = self.facet_counts(rows)
         return np.concatenate(
             [domains, statuses, superseded[1:], agents[: self._agents], self.tag_counts(rows)]

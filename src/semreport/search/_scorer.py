@@ -391,7 +391,7 @@ class HeuristicScorer:
             total=ranked.total,
             next_cursor=cursor,
             scorer=_INFO,
-            facets=_facet_counts(snap, ranked.match),
+            facets=_facet_counts(snap, ranked.match, ranked.total),
             explained=explain,
             warnings=warnings,
         )
@@ -540,14 +540,15 @@ def _rank(
     return rows, score[positions]
 
 
-def _facet_counts(snap: IndexSnapshot, match: Bool | None) -> FacetCounts:
+def _facet_counts(snap: IndexSnapshot, match: Bool | None, total: int | None = None) -> FacetCounts:
     """Counts of every facet value over the matches (``None``: every decision).
 
     The snapshot counts every value at once (popcounts of packed bit rows, or
-    ``bincount`` over code columns when a project has many values); only values
-    that occur are named.
+    ``bincount`` over code columns when a project has many values; when few
+    decisions are left out, its totals less theirs); only values that occur
+    are named.
     """
-    counts = snap.value_counts(np.ones(snap.n, dtype=np.bool_) if match is None else match)
+    counts = snap.value_counts(match, total)
     facets: dict[str, dict[str, int]] = {"domain": {}, "status": {}, "agent": {}, "tags": {}}
     labels = snap.facet_labels
     present = np.flatnonzero(counts)
