@@ -445,6 +445,24 @@ class TestFacetOverlap:
             ]
             assert snap.facet_weight_sums(keys).tolist() == expected  # exact: quantised
 
+    def test_an_agent_a_later_append_brought_counts_nothing(self) -> None:
+        decisions = synthetic_decisions(300, seed=6)
+        with semreport.open("memory://") as sr:
+            sr.record(decisions[:200])
+            scorer = sr.scorer
+            assert isinstance(scorer, semreport.search.HeuristicScorer)
+            early = scorer.index(sr.storage, "synthetic")
+            sr.record([attrs.evolve(d, agent="late-agent") for d in decisions[200:]])
+            scorer.index(sr.storage, "synthetic")  # the shared vocabulary learns the agent
+        key = early.vocab.keys["agent:late-agent"]
+        assert not early.facet_weight_sums([key]).any()
+        # Seen mid-append: the key is known but the agent's code is not assigned yet.
+        code = early.vocab.agents.pop("late-agent")
+        try:
+            assert not early.facet_weight_sums([key]).any()
+        finally:
+            early.vocab.agents["late-agent"] = code
+
     def test_rows_alone_equal_the_column(self) -> None:
         decisions = synthetic_decisions(600, seed=4)
         snap = _snapshot(decisions)

@@ -1007,7 +1007,11 @@ class IndexSnapshot:
             elif kind == "status":
                 table[:, :, _STATUS_CODE[value]] += weights[key]
             else:
-                table[self.vocab.agents[value]] += weights[key]
+                # An agent a later append brought in (the vocabulary is shared): none here.
+                agent = self.vocab.agents.get(value, shape[0])
+                if agent >= shape[0]:
+                    continue
+                table[agent] += weights[key]
             tabled += 1
         held: F64
         if table is not None and tabled:
