@@ -58,7 +58,8 @@ class Overlap(Prepared):
 
     def values(self, rows: I64) -> tuple[F64, F64]:
         """The normalised values and the held key weights of ``rows``."""
-        if 4 * len(rows) > self.snap.n:  # most rows: the whole column costs about as much
+        if self._held is not None or 4 * len(rows) > self.snap.n:
+            # The column is known already, or most rows are asked (it costs about as much).
             normalised = self.dense()
             assert self._held is not None
             return normalised[rows], self._held[rows]
