@@ -813,9 +813,17 @@ class IndexSnapshot:
         code += self.superseded
         return code
 
+    def facet_code_shape(self) -> tuple[int, int, int, int]:
+        """The axes :attr:`facet_code` flattens: agents, domains, statuses, superseded.
+
+        Agents count as many as the shared vocabulary holds now (at least this
+        snapshot's).
+        """
+        return (max(len(self.vocab.agent_names), 1), len(DOMAINS), len(STATUSES), 2)
+
     def facet_counts(self, rows: I64) -> tuple[I64, I64, I64, I64]:
         """Counts per agent, domain, status and superseded flag over ``rows``."""
-        shape = (max(len(self.vocab.agent_names), 1), len(DOMAINS), len(STATUSES), 2)
+        shape = self.facet_code_shape()
         flat = np.bincount(self.facet_code[rows], minlength=int(np.prod(shape)))
         counts = flat[: int(np.prod(shape))].reshape(shape)
         return (
@@ -990,7 +998,7 @@ class IndexSnapshot:
         size = len(self.vocab.key_names)
         weights = self.key_weights(self.facets)
         names = self.vocab.key_names
-        shape = (max(len(self.vocab.agent_names), 1), len(DOMAINS), len(STATUSES), 2)
+        shape = self.facet_code_shape()
         # A table per agent: with very many agents, every key is added from its postings.
         table = np.zeros(shape) if shape[0] <= max(self.n, 1024) // 64 else None
         tabled = 0
