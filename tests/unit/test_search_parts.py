@@ -120,11 +120,16 @@ class TestPromotion:
         ]
         found = _ranking.pruned(snap, active, None, False, 11)
         assert found is not None
-        rows, scores = found
         dense = _ranking.exact(active, None, np.arange(snap.n))
         expected = _top(dense, None, snap.id_rank, 11)
-        assert rows.tolist() == expected.tolist()
-        assert scores.tolist() == dense[expected].tolist()
+        assert found.rows.tolist() == expected.tolist()
+        assert found.scores.tolist() == dense[expected].tolist()
+        # The page's values are handed on: each signal's, of the page's rows, in order.
+        assert found.values is not None
+        for signal, (normalised, raw) in zip(active, found.values, strict=True):
+            own_normalised, own_raw = signal.prepared.values(expected)
+            assert normalised.tolist() == own_normalised.tolist()
+            assert raw.tolist() == own_raw.tolist()
 
 
 class _Fixed(Prepared):

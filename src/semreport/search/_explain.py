@@ -23,13 +23,16 @@ def page_hits(
     demote: bool,
     explain: bool,
     highlights: Sequence[tuple[Highlight, ...]] | None = None,
+    values: Sequence[tuple[F64, F64]] | None = None,
 ) -> tuple[Hit, ...]:
     """The page's hits, each with its explanation when ``explain`` (else an empty one).
 
-    ``highlights`` gives each row's highlights, in the order of ``rows`` (none by default).
+    ``highlights`` gives each row's highlights, in the order of ``rows`` (none by
+    default); ``values`` each active signal's normalised and raw values of
+    ``rows``, when the ranking computed them (else each signal computes them).
 
-    Each signal computes its values and evidence for the whole page in one call;
-    a contribution is ``weight * normalised * demotion``.
+    Each signal computes its evidence for the whole page in one call; a
+    contribution is ``weight * normalised * demotion``.
     """
     row_list: list[int] = rows.tolist()
     superseded: list[bool] = snap.superseded[rows].tolist()
@@ -37,8 +40,8 @@ def page_hits(
     columns: list[list[SignalContribution]] = []
     if explain and row_list:
         factor_array = np.array(factors)
-        for signal in active:
-            normalised, raw = signal.prepared.values(rows)
+        given = values if values is not None else [s.prepared.values(rows) for s in active]
+        for signal, (normalised, raw) in zip(active, given, strict=True):
             contributions = (signal.weight * normalised * factor_array).tolist()
             evidence = signal.prepared.explain(row_list)
             columns.append(

@@ -662,7 +662,9 @@ class IndexSnapshot:
         """
         if len(terms) <= _HOLDS_BY_TERM:
             return self._holds_by_term(terms, rows)
-        ordered, slot = np.unique(np.asarray(terms, dtype=np.int64), return_inverse=True)
+        distinct = sorted(set(terms))  # a page's terms: a few dozen, sorted in Python
+        slot = dict(zip(distinct, range(len(distinct)), strict=True))
+        ordered = np.array(distinct, dtype=np.int64)
         found = np.zeros((len(ordered), len(rows)), dtype=np.bool_)
         for segment, inside in self._segments_of(rows):
             positions, owners = segment.row_postings(rows[inside] - segment.start)
@@ -670,7 +672,7 @@ class IndexSnapshot:
             at = np.searchsorted(ordered, held).clip(max=len(ordered) - 1)
             hit = ordered[at] == held
             found[at[hit], inside[owners[hit]]] = True
-        return found[slot.reshape(-1)]
+        return found[[slot[term] for term in terms]]
 
     def _segments_of(self, rows: I64) -> Iterator[tuple[_Segment, I64]]:
         """Each segment holding some of ``rows``, with the indices into ``rows`` of those."""

@@ -20,7 +20,18 @@ from semreport.search._select import SAMPLE, sampled_candidates
 from semreport.search.signals import Prepared
 from semreport.search.signals.text import Bm25
 
-__all__ = ["PRUNE_FROM", "Weighted", "best_of", "exact", "pruned", "text_only", "top"]
+__all__ = [
+    "PRUNE_FROM",
+    "Best",
+    "Weighted",
+    "best_of",
+    "combine",
+    "exact",
+    "pruned",
+    "signal_values",
+    "text_only",
+    "top",
+]
 
 PRUNE_FROM: Final = 4096
 """Projects at least this large rank a first page by bounds instead of scoring every row."""
@@ -34,6 +45,22 @@ class Weighted:
     name: str
     prepared: Prepared
     weight: float
+
+
+@attrs.frozen
+class Best:
+    """The best rows in order, their scores, and each active signal's values of them.
+
+    Attributes:
+        rows: The rows, best first.
+        scores: Their scores.
+        values: Per active signal (in order), the normalised and raw values of
+            ``rows``, when the ranking computed them (``None``: not computed).
+    """
+
+    rows: I64
+    scores: F64
+    values: tuple[tuple[F64, F64], ...] | None = None
 
 
 def dense_scores(active: Sequence[Weighted], demotion: F64 | None, keep: I64 | None) -> F64:
@@ -52,17 +79,32 @@ def dense_scores(active: Sequence[Weighted], demotion: F64 | None, keep: I64 | N
     return score
 
 
-def exact(active: Sequence[Weighted], demotion: F64 | None, rows: I64) -> F64:
-    """Scores of ``rows``, by the same element-wise arithmetic as :func:`dense_scores`."""
+def signal_values(active: Sequence[Weighted], rows: I64) -> tuple[tuple[F64, F64], ...]:
+    """Each active signal's normalised and raw values of ``rows``."""
+    return tuple(signal.prepared.values(rows) for signal in active)
+
+
+def combine(
+    active: Sequence[Weighted],
+    values: Sequence[tuple[F64, F64]],
+    demotion: F64 | None,
+    rows: I64,
+) -> F64:
+    """Scores of ``rows`` from the signals' values of them, as :func:`dense_scores` adds them."""
     if len(active) == 1 and active[0].weight == 1.0:
-        score: F64 = active[0].prepared.values(rows)[0].copy()
+        score: F64 = values[0][0].copy()
     else:
         score = np.zeros(len(rows))
-        for signal in active:
-            score += signal.weight * signal.prepared.values(rows)[0]
+        for signal, (normalised, _) in zip(active, values, strict=True):
+            score += signal.weight * normalised
     if demotion is not None:
         score *= demotion[rows]
     return score
+
+
+def exact(active: Sequence[Weighted], demotion: F64 | None, rows: I64) -> F64:
+    """Scores of ``rows``, by the same element-wise arithmetic as :func:`dense_scores`."""
+    return combine(active, signal_values(active, rows), demotion, rows)
 
 
 def top(score: F64, mask: Bool | None, rank: I64, k: int, floor: float = 0.0) -> I64:
@@ -102,18 +144,19 @@ def top(score: F64, mask: Bool | None, rank: I64, k: int, floor: float = 0.0) ->
 
 def pruned(
     snap: IndexSnapshot, active: Sequence[Weighted], mask: Bool | None, demote: bool, k: int
-) -> tuple[I64, F64] | None:
-    """The ``k`` best rows among ``mask`` and their scores, scoring only rows that can make it.
+) -> Best | None:
+    """The ``k`` best rows among ``mask``, scoring only rows that can make it.
 
     The lead signals (text, terms, the exemplar's facets and graph) are dense; every
     other signal's normalised value is at most its bound, so a row's score is at most
     ``lead(row) + slack`` with ``slack`` the other signals' weighted bounds (demotion only
     lowers it). The best rows by lead alone are scored exactly; the ``k``-th of
     those exact scores bounds the ``k``-th best score from below, and only rows
-    whose upper bound reaches it are scored. When the slack is too wide for that
-    to prune, the other signals join the leads one at a time (computed densely,
-    which the fallback would do anyway), shrinking the slack. Returns ``None``
-    (score every row) when no bound prunes enough.
+    whose upper bound reaches it are scored (the seeds' values are kept, not
+    computed again). When the slack is too wide for that to prune, the other
+    signals join the leads one at a time (computed densely, which the fallback
+    would do anyway), shrinking the slack. Returns ``None`` (score every row)
+    when no bound prunes enough.
     """
     leads = [s for s in active if s.prepared.lead]
     rest = [s for s in active if not s.prepared.lead]
@@ -132,7 +175,8 @@ def pruned(
         seeds = top(partial, mask, rank, 4 * k + 16)
         if len(seeds) < k:
             return None
-        seed_scores = exact(active, demotion, seeds)
+        seed_values = signal_values(active, seeds)
+        seed_scores = combine(active, seed_values, demotion, seeds)
         # Any earlier floor stays a valid lower bound of the k-th best score.
         floor = max(floor, float(np.partition(seed_scores, len(seeds) - k)[len(seeds) - k]))
         if floor - slack > 0:
@@ -148,12 +192,22 @@ def pruned(
         partial += np.multiply(promoted.prepared.dense(), promoted.weight, out=scratch)
     if mask is not None:
         candidates = candidates[mask[candidates]]
-    return best_of(snap, candidates, exact(active, demotion, candidates), k)
+    # The seeds are scored already (and kept: a seed below the bound scores below the
+    # floor, so it never displaces a better row).
+    others = candidates[~np.isin(candidates, seeds, assume_unique=True, kind="sort")]
+    other_values = signal_values(active, others)
+    rows = np.concatenate([seeds, others])
+    scores = np.concatenate([seed_scores, combine(active, other_values, demotion, others)])
+    values = tuple(
+        (np.concatenate([a, c]), np.concatenate([b, d]))
+        for (a, b), (c, d) in zip(seed_values, other_values, strict=True)
+    )
+    return best_of(snap, rows, scores, k, values)
 
 
 def text_only(
     snap: IndexSnapshot, signals: Sequence[Weighted], mask: Bool | None, demote: bool, k: int
-) -> tuple[I64, F64] | None:
+) -> Best | None:
     """The ``k`` best rows when every active signal is BM25, dividing only the candidates.
 
     One signal (text): ``raw * demotion`` orders rows as the score does (the
@@ -183,18 +237,29 @@ def text_only(
     )
     if candidates is None or len(candidates) < k:
         return None
-    scores = exact(signals, snap.demotion if demote else None, candidates)
-    return best_of(snap, candidates, scores, k)
+    values = signal_values(signals, candidates)
+    scores = combine(signals, values, snap.demotion if demote else None, candidates)
+    return best_of(snap, candidates, scores, k, values)
 
 
-def best_of(snap: IndexSnapshot, candidates: I64, scores: F64, k: int) -> tuple[I64, F64]:
-    """The ``k`` best of scored candidate rows, in order, with their scores."""
+def best_of(
+    snap: IndexSnapshot,
+    candidates: I64,
+    scores: F64,
+    k: int,
+    values: Sequence[tuple[F64, F64]] | None = None,
+) -> Best:
+    """The ``k`` best of scored candidate rows, in order, with their scores (and values)."""
     ranks = snap.id_rank[candidates]
     if len(scores) <= _SORT_UP_TO:
         local: I64 = np.lexsort((ranks, -scores))[:k]
     else:
         local = _best(scores, np.arange(len(candidates)), ranks, k)
-    return candidates[local].astype(np.int64), scores[local]
+    return Best(
+        candidates[local].astype(np.int64),
+        scores[local],
+        None if values is None else tuple((n[local], r[local]) for n, r in values),
+    )
 
 
 def _best(score: F64, idx: I64, rank: I64, k: int) -> I64:

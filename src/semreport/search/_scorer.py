@@ -38,7 +38,7 @@ from semreport.search._cursor import CursorState, decode_cursor, encode_cursor, 
 from semreport.search._explain import page_hits
 from semreport.search._filters import filter_mask
 from semreport.search._highlight import Highlight, highlights_many
-from semreport.search._index import F64, I64, Bool, IndexSnapshot, Vocabulary
+from semreport.search._index import I64, Bool, IndexSnapshot, Vocabulary
 from semreport.search._models import (
     AttributeSummary,
     Criteria,
@@ -54,6 +54,7 @@ from semreport.search._models import (
 )
 from semreport.search._ranking import (
     PRUNE_FROM,
+    Best,
     Weighted,
     dense_scores,
     exact,
@@ -366,9 +367,12 @@ class HeuristicScorer:
         explain: bool,
         warnings: tuple[SearchWarning, ...],
     ) -> SearchResult:
-        rows, scores = _rank(snap, ranked, limit + 1, state)
-        more = len(rows) > limit
-        rows, scores = rows[:limit], scores[:limit]
+        best = _rank(snap, ranked, limit + 1, state)
+        more = len(best.rows) > limit
+        rows, scores = best.rows[:limit], best.scores[:limit]
+        values = None
+        if best.values is not None:
+            values = [(normalised[:limit], raw[:limit]) for normalised, raw in best.values]
         hits = page_hits(
             snap,
             rows,
@@ -377,6 +381,7 @@ class HeuristicScorer:
             demote=ranked.demote,
             explain=explain,
             highlights=self._highlights(memory, snap, ranked.active, rows),
+            values=values,
         )
         cursor = None
         if more and hits:
@@ -504,14 +509,12 @@ def _text_matches(query: Query) -> Bool:
     return found
 
 
-def _rank(
-    snap: IndexSnapshot, ranked: _Ranked, k: int, state: CursorState | None
-) -> tuple[I64, F64]:
-    """The ``k`` best matches after the cursor's position, and their scores."""
+def _rank(snap: IndexSnapshot, ranked: _Ranked, k: int, state: CursorState | None) -> Best:
+    """The ``k`` best matches after the cursor's position, their scores (and signal values)."""
     active, match = ranked.active, ranked.match
     demotion = snap.demotion if ranked.demote else None
     if ranked.total == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0)
+        return Best(np.zeros(0, dtype=np.int64), np.zeros(0))
     if not active:  # a listing: every match scores 0, in id order
         rank = snap.id_rank
         rows = np.arange(snap.n, dtype=np.int64) if match is None else np.flatnonzero(match)
@@ -519,7 +522,7 @@ def _rank(
             last = snap.row_of.get(state.decision_id, -1)
             rows = rows[rank[rows] > (rank[last] if last >= 0 else -1)]
         order = np.argsort(rank[rows], kind="stable")[:k]
-        return rows[order], np.zeros(len(order))
+        return Best(rows[order], np.zeros(len(order)))
     if state is None and snap.n >= PRUNE_FROM:
         found = text_only(snap, active, match, ranked.demote, k)
         if found is None:
@@ -537,7 +540,7 @@ def _rank(
         after = (score < state.score) | ((score == state.score) & (rank > last_rank))
     positions = top(score, after, rank, k)
     rows = positions if keep is None else keep[positions]
-    return rows, score[positions]
+    return Best(rows, score[positions])
 
 
 def _facet_counts(snap: IndexSnapshot, match: Bool | None, total: int | None = None) -> FacetCounts:

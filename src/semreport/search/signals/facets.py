@@ -73,7 +73,11 @@ class Overlap(Prepared):
         return self._normalise(held, rows), held
 
     def _normalise(self, held: F64, rows: I64 | None) -> F64:
-        """The values of rows (``None``: every row) holding ``held``."""
+        """The values of rows (``None``: every row) holding ``held``.
+
+        No clamp is needed: the sums are exact, so ``held`` is at most the
+        denominator, and a correctly rounded quotient of such numbers is at most 1.
+        """
         if self.own is None:  # find: the share of the preferred keys held
             result: F64 = held / self.wanted if self.wanted > 0 else np.zeros(len(held))
         else:  # similar: weighted Jaccard with the exemplar's keys
@@ -81,7 +85,6 @@ class Overlap(Prepared):
             result = (totals if rows is None else totals[rows]) - held
             result += self.own
             np.divide(held, result, out=result)
-        np.minimum(result, 1.0, out=result)
         return result
 
     def explain(self, rows: Sequence[int]) -> list[Evidence]:
