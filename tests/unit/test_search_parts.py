@@ -8,6 +8,7 @@ from types import MappingProxyType
 
 import attrs
 import numpy as np
+import numpy.typing as npt
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -25,12 +26,17 @@ from semreport.search._index import (
     _stable_order,
     _words,
 )
+from semreport.search._propagation import propagate
 from semreport.search._ranking import Weighted
 from semreport.search._ranking import top as _top
-from semreport.search._select import sampled_candidates
+from semreport.search._select import sampled_candidates, sampled_rows
 from semreport.search._text import WORDS, Tokenizer
 from semreport.search.signals import Evidence, FacetsSignal, Prepared, Query
-from semreport.search.signals._base import freeze
+from semreport.search.signals._base import Prior, freeze
+from semreport.search.signals.feedback import FeedbackSignal
+from semreport.search.signals.graph import GraphSignal, Propagated, TextEvidence, _text_evidence
+from semreport.search.signals.terms import TermsSignal
+from semreport.search.signals.text import TextSignal
 from semreport.testing import synthetic_decisions, synthetic_queries
 from semreport.testing.cisi import find_cisi, load_cisi, ndcg_at, recall_at
 
@@ -412,6 +418,143 @@ class TestSampledCandidates:
         found = sampled_candidates(values, 40)
         assert found is not None
         assert found.tolist() == np.argsort(-values, kind="stable")[:40].tolist()
+
+
+class TestSampledRows:
+    """Values computed on demand: the candidates and their values hold every row of the k best."""
+
+    @given(
+        values=st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 1.0]), max_size=400),
+        k=st.integers(1, 30),
+        sample=st.integers(4, 64),
+        data=st.data(),
+    )
+    def test_every_row_of_the_k_best_is_a_candidate(
+        self, values: list[float], k: int, sample: int, data: st.DataObject
+    ) -> None:
+        array = np.array(values, dtype=np.float64)
+        count = len(values)
+        keep = (
+            np.array(
+                data.draw(st.lists(st.booleans(), min_size=count, max_size=count)), dtype=np.bool_
+            )
+            if data.draw(st.booleans())
+            else None
+        )
+        exclude = data.draw(st.integers(-1, max(count - 1, -1)))
+        asked: list[int] = []
+
+        def values_of(rows: I64) -> F64:
+            asked.append(len(rows))
+            result: F64 = array[rows]
+            return result
+
+        def reaching(floor: float) -> npt.NDArray[np.bool_]:
+            return array >= floor
+
+        rows, found = sampled_rows(
+            values_of, reaching, count, k, keep=keep, exclude=exclude, sample=sample
+        )
+        allowed = [
+            r for r in range(count) if (keep is None or keep[r]) and r != exclude and array[r] > 0
+        ]
+        assert rows.tolist() == sorted(set(rows.tolist()))
+        assert found.tolist() == array[rows].tolist()
+        assert set(rows.tolist()) <= set(allowed)
+        best = sorted(allowed, key=lambda r: -array[r])[:k]
+        assert set(best) <= set(rows.tolist())
+
+    def test_only_the_rows_reaching_the_floor_are_computed(self) -> None:
+        rng = np.random.default_rng(5)
+        values = rng.random(100_000)
+        asked: list[int] = []
+
+        def values_of(rows: I64) -> F64:
+            asked.append(len(rows))
+            result: F64 = values[rows]
+            return result
+
+        rows, found = sampled_rows(values_of, lambda floor: values >= floor, len(values), 10)
+        assert set(np.argsort(-values)[:10].tolist()) <= set(rows.tolist())
+        assert found.tolist() == values[rows].tolist()
+        assert sum(asked) < 5_000  # the sample and the few rows above its floor
+
+    def test_a_small_project_computes_every_row(self) -> None:
+        values = np.array([0.0, 0.5, 0.2, 0.0, 0.9])
+        rows, found = sampled_rows(
+            lambda rows: values[rows], lambda floor: values >= floor, 5, 2, exclude=4
+        )
+        assert rows.tolist() == [1, 2]
+        assert found.tolist() == [0.5, 0.2]
+
+
+class TestCheaperBounds:
+    """``scaled`` and ``reaching``: within rounding of the normalised values, never fewer rows."""
+
+    def test_bm25_scaled_and_reaching_agree_with_the_dense_values(self) -> None:
+        snap = _snapshot(synthetic_decisions(3_000, seed=2))
+        text = synthetic_queries(1, seed=9)[0]
+        state = TextSignal().prepare(Query("find", snap, text=text))
+        dense = state.dense()
+        scaled = state.scaled(0.3, np.empty(snap.n))
+        assert np.allclose(scaled, dense * 0.3, rtol=1e-12, atol=0.0)
+        for floor in (1e-6, 0.1, 0.35, 0.6):
+            reach = state.reaching(floor)
+            assert not np.any((dense >= floor) & ~reach)
+            assert not np.any(reach & (dense < floor * (1 - 1e-8)))
+
+    def test_the_default_reads_the_dense_values(self) -> None:
+        values = np.array([0.0, 0.25, 0.5, 1.0])
+        state = _Fixed(values, lead=False)
+        assert state.scaled(2.0, np.empty(4)).tolist() == [0.0, 0.5, 1.0, 2.0]
+        assert state.reaching(0.5).tolist() == [False, False, True, True]
+
+
+class TestTextEvidence:
+    """The graph's text evidence, computed for some rows, equals the weighted mean of every row."""
+
+    def test_values_equal_the_dense_weighted_mean(self) -> None:
+        rng = np.random.default_rng(3)
+        first, second = rng.random(500), np.round(rng.random(500), 1)
+        evidence = TextEvidence(
+            [(_Fixed(first, lead=True), 0.25), (_Fixed(second, lead=True), 0.75)]
+        )
+        dense = np.multiply(first, 0.25)
+        dense += np.multiply(second, 0.75)
+        rows = rng.permutation(500)[:37].astype(np.int64)
+        assert evidence.values(rows).tolist() == dense[rows].tolist()
+        for floor in (0.2, 0.5, 0.9):
+            assert not np.any((dense >= floor) & ~evidence.reaching(floor))
+
+    def test_the_graph_signal_equals_propagating_the_dense_evidence(self) -> None:
+        decisions = synthetic_decisions(10_000, seed=6)  # large enough to be sampled
+        snap = _snapshot(decisions)
+        weights = _scorer.SIMILAR_WEIGHTS
+        for index in (3, 1_234, 7_777):
+            row = snap.row_of[decisions[index].id]
+            query = Query("similar", snap, exemplar=decisions[index], exemplar_row=row)
+            earlier = [
+                Prior(signal.name, signal.kind, signal.prepare(query), weights[signal.name])
+                for signal in (TermsSignal(), FeedbackSignal())
+            ]
+            dense = _text_evidence(query, earlier).values(np.arange(snap.n, dtype=np.int64))
+            expected = propagate(snap.propagation_graph, dense, exemplar=row, rank=snap.id_rank)
+            found = GraphSignal().prepare_after(query, earlier)
+            assert isinstance(found, Propagated)
+            assert (found.correlation, found.weight, found.rows) == (
+                expected.correlation,
+                expected.weight,
+                expected.rows,
+            )
+            assert found.propagation.seed.tolist() == expected.propagation.seed.tolist()
+
+    def test_any_positive_leaves_the_exemplar_out(self) -> None:
+        values = np.array([0.0, 0.7, 0.0])
+        evidence = TextEvidence([(_Fixed(values, lead=True), 1.0)])
+        assert evidence.any_positive(-1)
+        assert not evidence.any_positive(1)
+        assert not TextEvidence(()).any_positive(-1)
+        assert TextEvidence(()).values(np.arange(2, dtype=np.int64)).tolist() == [0.0, 0.0]
 
 
 def _snapshot(decisions: list[semreport.Decision]) -> IndexSnapshot:

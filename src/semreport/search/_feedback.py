@@ -58,6 +58,7 @@ __all__ = [
     "expand",
     "feedback_rows",
     "relevance_model",
+    "top_of",
     "top_rows",
 ]
 
@@ -177,8 +178,14 @@ def top_rows(values: F64, candidates: I64, depth: int, rank: I64 | None = None) 
     """
     if depth <= 0 or not len(candidates):
         return np.zeros(0, dtype=np.int64)
+    return top_of(candidates, values[candidates], depth, rank)
+
+
+def top_of(candidates: I64, chosen_values: F64, depth: int, rank: I64 | None = None) -> I64:
+    """:func:`top_rows` given the candidates' values (``chosen_values[i]`` of ``candidates[i]``)."""
+    if depth <= 0 or not len(candidates):
+        return np.zeros(0, dtype=np.int64)
     ranks = candidates if rank is None else rank[candidates]
-    chosen_values = values[candidates]
     if len(candidates) > depth:
         floor = -np.partition(-chosen_values, depth - 1)[depth - 1]
         above = np.flatnonzero(chosen_values > floor)

@@ -43,7 +43,7 @@ key ids, which follow the recording order.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 import attrs
@@ -63,6 +63,7 @@ __all__ = [
     "csr_entries",
     "propagate",
     "quantise",
+    "spread",
 ]
 
 F64 = npt.NDArray[np.float64]
@@ -212,11 +213,12 @@ def csr_entries(indptr: I64, rows: I64) -> tuple[I64, I64]:
     """Positions of every CSR entry of ``rows`` and the index (into ``rows``) of its row."""
     starts = indptr[rows]
     lengths = indptr[rows + 1] - starts
-    total = int(lengths.sum())
     owners = np.repeat(np.arange(len(rows), dtype=np.int64), lengths)
-    if not total:
+    if not len(owners):
         return _EMPTY, owners
-    positions = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
+    # An entry's position: its row's start plus its place among the row's entries.
+    positions = np.arange(len(owners), dtype=np.int64)
+    positions += (starts + lengths - np.cumsum(lengths))[owners]
     return positions, owners
 
 
@@ -409,15 +411,48 @@ def propagate(
         extra_keys: Keys an inline exemplar holds.
     """
     top = best_rows(text, AGREEMENT_DEPTH, exclude=exemplar, eligible=graph.linked, rank=rank)
-    sources, values = top, text[top]
-    if 0 <= exemplar < len(text):
+    return spread(
+        graph,
+        top,
+        text[top],
+        exemplar=exemplar,
+        any_text=lambda: _any_text(text, exemplar),
+        extra_rows=extra_rows,
+        extra_keys=extra_keys,
+    )
+
+
+def spread(
+    graph: Graph,
+    top: I64,
+    values: F64,
+    *,
+    exemplar: int = -1,
+    any_text: Callable[[], bool],
+    extra_rows: Sequence[int] = (),
+    extra_keys: Sequence[int] = (),
+) -> Spread:
+    """:func:`propagate`, given the text's top rows (best first) and their text values.
+
+    Args:
+        graph: The project's graph.
+        top: The text's :data:`AGREEMENT_DEPTH` best rows with a neighbour, best first.
+        values: Their text values.
+        exemplar: ``similar``'s stored exemplar row, else -1.
+        any_text: Whether a row other than the exemplar has a text value above
+            zero (asked only when ``top`` is empty).
+        extra_rows: Rows an inline exemplar links to.
+        extra_keys: Keys an inline exemplar holds.
+    """
+    sources, seeds = top, values
+    if 0 <= exemplar < graph.size:
         sources = np.append(top, exemplar)
-        values = np.append(values, 1.0)
-    propagation = Propagation(graph, sources, values, extra_rows=extra_rows, extra_keys=extra_keys)
-    if not len(top) and not _any_text(text, exemplar):
+        seeds = np.append(values, 1.0)
+    propagation = Propagation(graph, sources, seeds, extra_rows=extra_rows, extra_keys=extra_keys)
+    if not len(top) and not any_text():
         return Spread(propagation, 0.0, 1.0, 0)
     graph_values = propagation.source_values(len(top))[0]
-    r, a = agreement(text[top], graph_values, np.arange(len(top), dtype=np.int64))
+    r, a = agreement(values, graph_values, np.arange(len(top), dtype=np.int64))
     return Spread(propagation, r, a, len(top))
 
 

@@ -165,10 +165,11 @@ def pruned(
     demotion = snap.demotion if demote else None
     rank = snap.id_rank
     floor = 0.0
-    partial = np.zeros(snap.n)
+    # The leads' weighted sum, within rounding (the margin below covers it).
+    partial = leads[0].prepared.scaled(leads[0].weight, np.empty(snap.n))
     scratch = np.empty(snap.n)
-    for signal in leads:
-        partial += np.multiply(signal.prepared.dense(), signal.weight, out=scratch)
+    for signal in leads[1:]:
+        partial += signal.prepared.scaled(signal.weight, scratch)
     while True:
         slack = math.fsum(s.weight * s.prepared.bound for s in rest)
         # More seeds than k: the k-th best exact score among them is a tighter floor.
@@ -189,7 +190,7 @@ def pruned(
             return None  # the bound prunes too little: scoring every row is cheaper
         promoted = rest.pop(0)
         leads.append(promoted)
-        partial += np.multiply(promoted.prepared.dense(), promoted.weight, out=scratch)
+        partial += promoted.prepared.scaled(promoted.weight, scratch)
     if mask is not None:
         candidates = candidates[mask[candidates]]
     # The seeds are scored already (and kept: a seed below the bound scores below the

@@ -20,12 +20,13 @@ selection is exact; the sample only decides how few rows are sorted.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["SAMPLE", "sampled_candidates"]
+__all__ = ["SAMPLE", "sampled_candidates", "sampled_rows"]
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -102,3 +103,72 @@ def sampled_candidates(
         if np.count_nonzero(reached >= floor) >= k:
             return candidates
     return None
+
+
+def sampled_rows(
+    values_of: Callable[[I64], F64],
+    reaching: Callable[[float], Bool],
+    count: int,
+    k: int,
+    *,
+    keep: Bool | None = None,
+    exclude: int = -1,
+    sample: int = SAMPLE,
+) -> tuple[I64, F64]:
+    """:func:`sampled_candidates` for values computed only for the rows asked.
+
+    The floor is read from the sampled rows' values, and only the rows
+    ``reaching(floor)`` names (a superset of the rows whose value reaches it,
+    say each part's rows for a weighted mean of parts) have their values
+    computed. A row's value must not depend on the other rows asked with it.
+
+    Args:
+        values_of: Rows -> their values.
+        reaching: A floor above zero -> every row whose value can reach it (more is fine).
+        count: How many rows there are.
+        k: How many rows the caller selects.
+        keep: Which rows may be selected (default: every row).
+        exclude: A row never selected (-1: none).
+        sample: At least how many rows to sample.
+
+    Returns:
+        The candidates (ascending; every kept row among the ``k`` of highest
+        value above zero is one) and their values. With no floor to read (a
+        small project, or too few sampled rows above zero) every row's value is
+        computed and the candidates are the kept rows above zero.
+    """
+    stride = count // max(sample, _OVERSAMPLE * k)
+    if k > 0 and stride >= 2:
+        sampled_rows_ = np.arange(0, count, stride, dtype=np.int64)
+        sampled = values_of(sampled_rows_)
+        fit = sampled > 0
+        if keep is not None:
+            fit &= keep[::stride]
+        if 0 <= exclude < count and exclude % stride == 0:
+            fit[exclude // stride] = False
+        sampled = sampled[fit]
+        size = len(sampled)
+        optimistic = min(size, k, max(_AT_LEAST, -(-2 * k // stride)))
+        if optimistic:
+            depths = (optimistic, k) if size >= k else (optimistic,)
+            order = np.partition(sampled, tuple(size - depth for depth in depths))
+            for depth in depths:
+                floor = float(order[size - depth])
+                reach = reaching(floor)
+                if keep is not None:
+                    reach &= keep
+                if 0 <= exclude < count:
+                    reach[exclude] = False
+                rows: I64 = np.flatnonzero(reach)
+                found = values_of(rows)
+                above = found >= floor
+                if depth == k or np.count_nonzero(above) >= k:
+                    return rows[above], found[above]
+    every = values_of(np.arange(count, dtype=np.int64))
+    held = every > 0
+    if keep is not None:
+        held &= keep
+    if 0 <= exclude < count:
+        held[exclude] = False
+    chosen: I64 = np.flatnonzero(held)
+    return chosen, every[chosen]

@@ -101,6 +101,22 @@ class Prepared(abc.ABC):
         snap_rows = np.arange(self.size(), dtype=np.int64)
         return self.values(snap_rows)[0]
 
+    def scaled(self, weight: float, out: F64) -> F64:
+        """Every row's normalised value times ``weight``, written into ``out``, for bounds.
+
+        The pruning adds these up to bound scores (with a margin), so a state
+        may compute them in a cheaper order whose result differs from
+        ``dense() * weight`` in the last bit; the scores themselves always come
+        from :meth:`values`.
+        """
+        result: F64 = np.multiply(self.dense(), weight, out=out)
+        return result
+
+    def reaching(self, floor: float) -> Bool:
+        """Every row whose normalised value can reach ``floor``, within rounding (or a few more)."""
+        found: Bool = self.dense() >= floor * (1.0 - _MARGIN)
+        return found
+
     @abc.abstractmethod
     def size(self) -> int:
         """How many rows the snapshot holds."""
@@ -214,3 +230,5 @@ def freeze(data: Mapping[str, object]) -> Evidence:
 
 
 _SCALARS: Final = frozenset({str, float, int, bool, type(None)})
+_MARGIN: Final = 1e-9
+"""A relative margin on a floor that covers the rounding of values computed another way."""

@@ -8,8 +8,10 @@ from typing import Final
 import numpy as np
 
 from semreport.domain import FrozenDict, JsonValue
-from semreport.search._index import F64, I64, IndexSnapshot
-from semreport.search._propagation import AGREEMENT_DEPTH, Propagation, propagate
+from semreport.search._feedback import top_of
+from semreport.search._index import F64, I64, Bool, IndexSnapshot
+from semreport.search._propagation import AGREEMENT_DEPTH, Propagation, spread
+from semreport.search._select import sampled_rows
 from semreport.search.signals._base import Evidence, Prepared, Prior, Query, Signal, freeze
 from semreport.search.signals.facets import key_codes
 from semreport.search.signals.terms import TermsSignal
@@ -164,20 +166,33 @@ class GraphSignal(Signal):
         if query.mode == "find" and not query.text.strip():
             return Connectedness(snap)
         row = query.exemplar_row
-        spread = propagate(
-            snap.propagation_graph,
-            _text_evidence(query, earlier),
+        graph = snap.propagation_graph
+        text = _text_evidence(query, earlier)
+        # The text's best rows with a neighbour, found without computing every row's value.
+        candidates, values = sampled_rows(
+            text.values,
+            text.reaching,
+            snap.n,
+            AGREEMENT_DEPTH,
+            keep=graph.linked,
+            exclude=row,
+        )
+        top = top_of(candidates, values, AGREEMENT_DEPTH, snap.id_rank)
+        found = spread(
+            graph,
+            top,
+            text.values(top),
             exemplar=row,
-            rank=snap.id_rank,
+            any_text=lambda: text.any_positive(row),
             extra_rows=_inline_links(query),
             extra_keys=_inline_keys(query),
         )
         return Propagated(
             snap,
-            spread.propagation,
-            correlation=spread.correlation,
-            weight=spread.weight,
-            rows=spread.rows,
+            found.propagation,
+            correlation=found.correlation,
+            weight=found.weight,
+            rows=found.rows,
         )
 
     def coverage(self, snap: IndexSnapshot) -> float:
@@ -185,21 +200,54 @@ class GraphSignal(Signal):
         return float(np.count_nonzero(snap.degree)) / max(snap.n, 1)
 
 
-def _text_evidence(query: Query, earlier: Sequence[Prior]) -> F64:
-    """The text signals' values, weighted as in the request (plain BM25 when none was prepared)."""
+class TextEvidence:
+    """The text signals' values, weighted as in the request, computed for the rows asked.
+
+    A row's value is the weighted mean of the text signals' normalised values
+    (plain BM25 of the request's text when none was prepared), added up in the
+    signals' order, so it is the same whichever rows it is computed with.
+    """
+
+    def __init__(self, parts: Sequence[tuple[Prepared, float]]) -> None:
+        self.parts = tuple(parts)
+
+    def values(self, rows: I64) -> F64:
+        """The values of ``rows``."""
+        if not self.parts:
+            return np.zeros(len(rows))
+        (first, share), *rest = self.parts
+        combined: F64 = np.multiply(first.values(rows)[0], share)
+        for state, share in rest:
+            combined += np.multiply(state.values(rows)[0], share)
+        return combined
+
+    def reaching(self, floor: float) -> Bool:
+        """Every row whose value can reach ``floor`` > 0 (a mean reaches it where a part does)."""
+        reach = np.zeros(self.parts[0][0].size() if self.parts else 0, dtype=np.bool_)
+        for state, _ in self.parts:
+            reach |= state.reaching(floor)
+        return reach
+
+    def any_positive(self, exemplar: int) -> bool:
+        """Whether a row other than ``exemplar`` has a value above zero."""
+        found = np.zeros(self.parts[0][0].size() if self.parts else 0, dtype=np.bool_)
+        for state, _ in self.parts:
+            found |= state.positive()
+        if 0 <= exemplar < len(found):
+            found[exemplar] = False
+        return bool(found.any())
+
+
+def _text_evidence(query: Query, earlier: Sequence[Prior]) -> TextEvidence:
+    """The text signals prepared before, weighted as in the request (else plain BM25)."""
     texts = [p for p in earlier if p.kind == "text" and p.weight > 0]
-    snap = query.snap
     if not texts:
         signal = TextSignal() if query.mode == "find" else TermsSignal()
         if not signal.active(query):
-            return np.zeros(snap.n)
-        return signal.prepare(query).dense()
+            return TextEvidence(())
+        return TextEvidence([(signal.prepare(query), 1.0)])
     total = sum(p.weight for p in texts)
-    combined = np.multiply(texts[0].prepared.dense(), texts[0].weight / total)
-    scratch = np.empty_like(combined)
-    for prior in texts[1:]:
-        combined += np.multiply(prior.prepared.dense(), prior.weight / total, out=scratch)
-    return combined  # a weighted mean of values in [0, 1] (the propagation clips the seed)
+    return TextEvidence([(p.prepared, p.weight / total) for p in texts])
 
 
 def _inline_links(query: Query) -> list[int]:

@@ -55,6 +55,18 @@ class Bm25(Prepared):
         """Every row's normalised value."""
         return self._normalise(self.raw)
 
+    def scaled(self, weight: float, out: F64) -> F64:
+        """Every row's raw score times ``weight`` over the bound: one pass, no normalised column."""
+        factor = weight / self.scale if self.scale > 0 else weight
+        result: F64 = np.multiply(self.raw, factor, out=out)
+        return result
+
+    def reaching(self, floor: float) -> Bool:
+        """Every row whose normalised value can reach ``floor`` (raw against the scaled floor)."""
+        scaled = floor * self.scale if self.scale > 0 else floor
+        found: Bool = self.raw >= scaled * (1.0 - 1e-9)
+        return found
+
     def positive(self) -> Bool:
         """Which rows score above zero."""
         found: Bool = self.raw > 0
