@@ -487,18 +487,22 @@ def _match(
 def _any_positive(n: int, prepared: list[Prepared], mask: Bool | None) -> Bool:
     """Rows (among ``mask``) some signal scores above zero.
 
-    Lead signals are dense already; the others are computed only for the kept
-    rows no signal has found yet.
+    The first lead signal's positive rows are taken whole; every other signal
+    is asked only about the kept rows no signal has found yet (a lead's whole
+    column while they are many, else just their values).
     """
-    found = np.zeros(n, dtype=np.bool_)
+    found: Bool | None = None
     for state in sorted(prepared, key=lambda p: not p.lead):
-        if state.lead:
-            found |= state.positive()
-            continue
+        if found is None:
+            found = state.positive() if state.lead else np.zeros(n, dtype=np.bool_)
+            if state.lead:
+                continue
         rest = np.flatnonzero(~found if mask is None else mask & ~found)
-        if len(rest):
+        if state.lead and 4 * len(rest) > n:
+            found |= state.positive()
+        elif len(rest):
             found[rest] = state.values(rest)[0] > 0
-    return found
+    return np.zeros(n, dtype=np.bool_) if found is None else found
 
 
 def _text_matches(query: Query) -> Bool:

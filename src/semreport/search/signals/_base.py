@@ -122,7 +122,7 @@ class Prepared(abc.ABC):
         """How many rows the snapshot holds."""
 
     def positive(self) -> Bool:
-        """Which rows the signal scores above zero (they match the request)."""
+        """Which rows the signal scores above zero (they match the request), as a new array."""
         result: Bool = self.dense() > 0
         return result
 
