@@ -33,6 +33,7 @@ from semreport.search._select import sampled_candidates, sampled_rows
 from semreport.search._text import WORDS, Tokenizer
 from semreport.search.signals import Evidence, FacetsSignal, Prepared, Query
 from semreport.search.signals._base import Prior, freeze
+from semreport.search.signals.facets import exemplar_keys
 from semreport.search.signals.feedback import FeedbackSignal
 from semreport.search.signals.graph import GraphSignal, Propagated, TextEvidence, _text_evidence
 from semreport.search.signals.terms import TermsSignal
@@ -555,6 +556,22 @@ class TestTextEvidence:
         assert not evidence.any_positive(1)
         assert not TextEvidence(()).any_positive(-1)
         assert TextEvidence(()).values(np.arange(2, dtype=np.int64)).tolist() == [0.0, 0.0]
+
+
+class TestStoredExemplar:
+    """A stored exemplar is read from the index: the same keys and targets as its record."""
+
+    def test_keys_and_targets_equal_the_decisions(self) -> None:
+        decisions = synthetic_decisions(600, seed=8)
+        snap = _snapshot(decisions)
+        for decision in decisions[::7]:
+            row = snap.row_of[decision.id]
+            stored = Query("similar", snap, exemplar_row=row)
+            inline = Query("similar", snap, exemplar=decision)
+            assert stored.has_exemplar
+            assert stored.targets == inline.targets
+            assert sorted(exemplar_keys(stored)) == sorted(exemplar_keys(inline))
+        assert not Query("find", snap).has_exemplar
 
 
 def _snapshot(decisions: list[semreport.Decision]) -> IndexSnapshot:

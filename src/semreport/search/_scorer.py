@@ -25,7 +25,6 @@ import attrs
 import numpy as np
 
 from semreport.domain import (
-    Decision,
     DecisionMemory,
     DecisionNotFound,
     FrozenDict,
@@ -46,7 +45,6 @@ from semreport.search._models import (
     FacetCounts,
     FacetSelection,
     Filters,
-    PartialDecision,
     SearchResult,
     SignalCatalogue,
     SignalInfo,
@@ -252,18 +250,14 @@ class HeuristicScorer:
         print_ = functools.partial(_fingerprint, project_id, "similar", exemplar)
         state, snap = self._open(memory, project_id, exemplar.cursor, print_)
         row = -1
-        decision: Decision | PartialDecision
         if exemplar.decision_id is not None:
             row = snap.row_of.get(exemplar.decision_id, -1)
             if not 0 <= row < snap.n:
                 raise DecisionNotFound(
                     f"project {project_id!r} has no decision {exemplar.decision_id!r}"
                 )
-            decision = memory.get(project_id, exemplar.decision_id)  # recorded: unchanged
-        else:
-            assert exemplar.decision is not None
-            decision = exemplar.decision
-        query = Query("similar", snap, exemplar=decision, exemplar_row=row)
+        # A stored exemplar is read from the index (its row); an inline one is analysed.
+        query = Query("similar", snap, exemplar=exemplar.decision, exemplar_row=row)
         mask = filter_mask(snap, exemplar.filters, exemplar.superseded, exclude=row)
         warnings = _warnings(snap, exemplar.filters, None, {})
         ranked = _match(

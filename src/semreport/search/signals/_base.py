@@ -11,6 +11,7 @@ never names a signal itself.
 from __future__ import annotations
 
 import abc
+import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, ClassVar, Final, Literal
 
@@ -39,7 +40,8 @@ class Query:
         text: ``find``'s query text ("" when none).
         prefer: ``find``'s preferred facet keys (``domain:cost``, ``tag:fire``...).
         near: ``find``'s numeric targets.
-        exemplar: ``similar``'s exemplar (a stored or an inline decision).
+        exemplar: ``similar``'s inline exemplar (``None`` for a stored one, which
+            the index holds at ``exemplar_row``: the signals read it from there).
         exemplar_row: The stored exemplar's row, else -1.
     """
 
@@ -52,8 +54,17 @@ class Query:
     exemplar_row: int = -1
 
     @property
+    def has_exemplar(self) -> bool:
+        """Whether the request has an exemplar (stored or inline)."""
+        return self.exemplar is not None or self.exemplar_row >= 0
+
+    @property
     def targets(self) -> dict[str, float]:
         """The numeric targets: ``near`` in find, the exemplar's numeric attributes in similar."""
+        row = self.exemplar_row
+        if 0 <= row < self.snap.n:
+            found = ((name, float(column[row])) for name, column in self.snap.attributes.items())
+            return {name: value for name, value in found if not math.isnan(value)}
         if self.exemplar is None:
             return dict(self.near)
         return {

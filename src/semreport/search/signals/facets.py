@@ -115,7 +115,7 @@ class FacetsSignal(Signal):
         """Whether the request activates the signal."""
         if query.mode == "find":
             return bool(query.prefer)
-        return query.exemplar is not None and bool(exemplar_keys(query))
+        return query.has_exemplar and bool(exemplar_keys(query))
 
     def prepare(self, query: Query) -> Prepared:
         """The signal's state for the request."""
@@ -132,7 +132,13 @@ class FacetsSignal(Signal):
 
 
 def exemplar_keys(query: Query) -> list[int]:
-    """The facet keys of the exemplar (values no decision holds get ids past the known ones)."""
+    """The facet keys of the exemplar (values no decision holds get ids past the known ones).
+
+    A stored exemplar's are the keys the index holds for its row.
+    """
+    if 0 <= query.exemplar_row < query.snap.n:
+        keys: list[int] = query.snap.facets.of(query.exemplar_row).tolist()
+        return keys
     decision = query.exemplar
     if decision is None:
         return []

@@ -86,7 +86,7 @@ class FeedbackSignal(Signal):
         """Whether the request gives a first pass to learn from."""
         if query.mode == "find":
             return bool(query.text.strip())
-        return query.exemplar is not None
+        return query.has_exemplar
 
     def selects(self, query: Query) -> bool:
         """In find, a hit holds a query term; in similar, shared expansion terms make a match."""

@@ -40,13 +40,15 @@ class TermsSignal(Signal):
         An exemplar none of whose words another decision holds gives an idle
         state (left out, like an inactive signal).
         """
-        decision = query.exemplar
-        if query.mode != "similar" or decision is None:
+        if query.mode != "similar":
             return False
         row = query.exemplar_row
         if 0 <= row < query.snap.n:
             return bool(query.snap.doc_len[row])
-        return bool(decision.title or decision.statement or decision.rationale)
+        decision = query.exemplar
+        return decision is not None and bool(
+            decision.title or decision.statement or decision.rationale
+        )
 
     def prepare(self, query: Query) -> Bm25:
         """The signal's state for the request (idle when no exemplar word occurs elsewhere)."""
@@ -69,13 +71,13 @@ def exemplar_counts(query: Query) -> tuple[dict[int, float], float]:
     its length counting every term, known to the index or not.
     """
     snap = query.snap
-    exemplar = query.exemplar
-    if exemplar is None:
-        return {}, 0.0
     row = query.exemplar_row
     if 0 <= row < snap.n:
         terms, counts = snap.row_terms(row)
         return dict(zip(terms.tolist(), counts.tolist(), strict=True)), float(snap.doc_len[row])
+    exemplar = query.exemplar
+    if exemplar is None:
+        return {}, 0.0
     return _text_counts(snap, exemplar)
 
 
