@@ -486,14 +486,19 @@ def _any_positive(n: int, prepared: list[Prepared], mask: Bool | None) -> Bool:
     column while they are many, else just their values).
     """
     found: Bool | None = None
+    rest: I64 | None = None  # the kept rows not found yet, once listed
     for state in sorted(prepared, key=lambda p: not p.lead):
         if found is None:
             found = state.positive() if state.lead else np.zeros(n, dtype=np.bool_)
             if state.lead:
                 continue
-        rest = np.flatnonzero(~found if mask is None else mask & ~found)
+        if rest is None:
+            rest = np.flatnonzero(~found if mask is None else mask & ~found)
+        else:  # only rows still missing: the list shrinks as signals find them
+            rest = rest[~found[rest]]
         if state.lead and 4 * len(rest) > n:
             found |= state.positive()
+            rest = None  # listed again if another signal asks
         elif len(rest):
             found[rest] = state.values(rest)[0] > 0
     return np.zeros(n, dtype=np.bool_) if found is None else found
