@@ -17,7 +17,7 @@ from semreport.search.signals.facets import key_codes
 from semreport.search.signals.terms import TermsSignal
 from semreport.search.signals.text import TextSignal
 
-__all__ = ["GRAPH_HALF", "NAMED_NEIGHBOURS", "GraphSignal"]
+__all__ = ["GRAPH_HALF", "NAMED_NEIGHBOURS", "GraphSignal", "TextEvidence"]
 
 GRAPH_HALF: Final = 3.0
 """In a ``find`` without text, a decision with this many links, elements and evidence scores 0.5."""
