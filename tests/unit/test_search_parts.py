@@ -355,26 +355,29 @@ class TestGenerators:
         assert find_cisi(tmp_path / "repo") == shared.resolve()
 
 
+_SAMPLED_VALUES = st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 1.0]), max_size=400)
+"""Row values with many ties, for the sampled selections."""
+
+
+def _drawn_selection(data: st.DataObject, count: int) -> tuple[npt.NDArray[np.bool_] | None, int]:
+    """A drawn ``keep`` mask over ``count`` rows (or none) and ``exclude`` row (or -1)."""
+    keep = None
+    if data.draw(st.booleans()):
+        flags = data.draw(st.lists(st.booleans(), min_size=count, max_size=count))
+        keep = np.array(flags, dtype=np.bool_)
+    return keep, data.draw(st.integers(-1, max(count - 1, -1)))
+
+
 class TestSampledCandidates:
     """A floor read from a sample leaves every row that can be among the k best, and few more."""
 
-    @given(
-        values=st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 1.0]), max_size=400),
-        k=st.integers(1, 30),
-        sample=st.integers(4, 64),
-        data=st.data(),
-    )
+    @given(values=_SAMPLED_VALUES, k=st.integers(1, 30), sample=st.integers(4, 64), data=st.data())
     def test_every_row_of_the_k_best_is_a_candidate(
         self, values: list[float], k: int, sample: int, data: st.DataObject
     ) -> None:
         array = np.array(values, dtype=np.float64)
         count = len(values)
-        keep = (
-            np.array(data.draw(st.lists(st.booleans(), min_size=count, max_size=count)))
-            if data.draw(st.booleans())
-            else None
-        )
-        exclude = data.draw(st.integers(-1, max(count - 1, -1)))
+        keep, exclude = _drawn_selection(data, count)
         factor = (
             np.array(
                 data.draw(st.lists(st.sampled_from([0.5, 1.0]), min_size=count, max_size=count))
@@ -424,29 +427,15 @@ class TestSampledCandidates:
 class TestSampledRows:
     """Values computed on demand: the candidates and their values hold every row of the k best."""
 
-    @given(
-        values=st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 1.0]), max_size=400),
-        k=st.integers(1, 30),
-        sample=st.integers(4, 64),
-        data=st.data(),
-    )
+    @given(values=_SAMPLED_VALUES, k=st.integers(1, 30), sample=st.integers(4, 64), data=st.data())
     def test_every_row_of_the_k_best_is_a_candidate(
         self, values: list[float], k: int, sample: int, data: st.DataObject
     ) -> None:
         array = np.array(values, dtype=np.float64)
         count = len(values)
-        keep = (
-            np.array(
-                data.draw(st.lists(st.booleans(), min_size=count, max_size=count)), dtype=np.bool_
-            )
-            if data.draw(st.booleans())
-            else None
-        )
-        exclude = data.draw(st.integers(-1, max(count - 1, -1)))
-        asked: list[int] = []
+        keep, exclude = _drawn_selection(data, count)
 
         def values_of(rows: I64) -> F64:
-            asked.append(len(rows))
             result: F64 = array[rows]
             return result
 

@@ -77,20 +77,7 @@ def sampled_candidates(
     if k <= 0 or stride < 2:
         return None
     sampled = values[::stride] if factor is None else values[::stride] * factor[::stride]
-    fit = sampled > 0
-    if keep is not None:
-        fit &= keep[::stride]
-    if 0 <= exclude < count and exclude % stride == 0:
-        fit[exclude // stride] = False
-    sampled = sampled[fit]
-    size = len(sampled)
-    optimistic = min(size, k, max(_AT_LEAST, -(-2 * k // stride)))
-    if not optimistic:
-        return None
-    depths = (optimistic, k) if size >= k else (optimistic,)
-    order = np.partition(sampled, tuple(size - depth for depth in depths))
-    for depth in depths:
-        floor = float(order[size - depth])
+    for depth, floor in _floors(sampled, k, stride, keep=keep, exclude=exclude):
         reach = values >= floor * (1.0 - margin)
         if keep is not None:
             reach &= keep
@@ -103,6 +90,30 @@ def sampled_candidates(
         if np.count_nonzero(reached >= floor) >= k:
             return candidates
     return None
+
+
+def _floors(
+    sampled: F64, k: int, stride: int, *, keep: Bool | None, exclude: int
+) -> list[tuple[int, float]]:
+    """The floors to try, from the values of every ``stride``-th row: ``(depth, floor)`` pairs.
+
+    First the optimistic floor (about ``2k`` rows of the project reach it),
+    then the safe one (the ``k``-th sampled value) when ``k`` sampled rows are
+    kept and above zero; none when no sampled row is.
+    """
+    fit = sampled > 0
+    if keep is not None:
+        fit &= keep[::stride]
+    if exclude >= 0 and exclude % stride == 0 and exclude // stride < len(fit):
+        fit[exclude // stride] = False
+    sampled = sampled[fit]
+    size = len(sampled)
+    optimistic = min(size, k, max(_AT_LEAST, -(-2 * k // stride)))
+    if not optimistic:
+        return []
+    depths = (optimistic, k) if size >= k else (optimistic,)
+    order = np.partition(sampled, tuple(size - depth for depth in depths))
+    return [(depth, float(order[size - depth])) for depth in depths]
 
 
 def sampled_rows(
@@ -139,31 +150,18 @@ def sampled_rows(
     """
     stride = count // max(sample, _OVERSAMPLE * k)
     if k > 0 and stride >= 2:
-        sampled_rows_ = np.arange(0, count, stride, dtype=np.int64)
-        sampled = values_of(sampled_rows_)
-        fit = sampled > 0
-        if keep is not None:
-            fit &= keep[::stride]
-        if 0 <= exclude < count and exclude % stride == 0:
-            fit[exclude // stride] = False
-        sampled = sampled[fit]
-        size = len(sampled)
-        optimistic = min(size, k, max(_AT_LEAST, -(-2 * k // stride)))
-        if optimistic:
-            depths = (optimistic, k) if size >= k else (optimistic,)
-            order = np.partition(sampled, tuple(size - depth for depth in depths))
-            for depth in depths:
-                floor = float(order[size - depth])
-                reach = reaching(floor)
-                if keep is not None:
-                    reach &= keep
-                if 0 <= exclude < count:
-                    reach[exclude] = False
-                rows: I64 = np.flatnonzero(reach)
-                found = values_of(rows)
-                above = found >= floor
-                if depth == k or np.count_nonzero(above) >= k:
-                    return rows[above], found[above]
+        sampled = values_of(np.arange(0, count, stride, dtype=np.int64))
+        for depth, floor in _floors(sampled, k, stride, keep=keep, exclude=exclude):
+            reach = reaching(floor)
+            if keep is not None:
+                reach &= keep
+            if 0 <= exclude < count:
+                reach[exclude] = False
+            rows: I64 = np.flatnonzero(reach)
+            found = values_of(rows)
+            above = found >= floor
+            if depth == k or np.count_nonzero(above) >= k:
+                return rows[above], found[above]
     every = values_of(np.arange(count, dtype=np.int64))
     held = every > 0
     if keep is not None:
