@@ -47,7 +47,7 @@ class Weighted:
     weight: float
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class Best:
     """The best rows in order, their scores, and each active signal's values of them.
 
