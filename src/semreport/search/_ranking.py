@@ -16,7 +16,7 @@ import attrs
 import numpy as np
 
 from semreport.search._index import F64, I64, Bool, IndexSnapshot
-from semreport.search._select import SAMPLE, sampled_candidates
+from semreport.search._select import MARGIN, SAMPLE, sampled_candidates
 from semreport.search.signals import Prepared
 from semreport.search.signals.text import Bm25
 
@@ -182,7 +182,7 @@ def pruned(
         floor = max(floor, float(np.partition(seed_scores, len(seeds) - k)[len(seeds) - k]))
         if floor - slack > 0:
             # A margin keeps every row whose bound reaches the floor despite rounding.
-            reach = partial >= (floor - slack) * (1.0 - 1e-9)
+            reach = partial >= (floor - slack) * (1.0 - MARGIN)
             if np.count_nonzero(reach) <= snap.n // 4:  # counting is cheaper than listing
                 candidates = np.flatnonzero(reach)
                 break
@@ -234,7 +234,7 @@ def text_only(
         for signal, state in others:
             combined += np.multiply(state.raw, signal.weight / state.scale, out=scratch)
     candidates = sampled_candidates(
-        combined, k, keep=mask, factor=snap.demotion if demote else None, margin=1e-9
+        combined, k, keep=mask, factor=snap.demotion if demote else None, margin=MARGIN
     )
     if candidates is None or len(candidates) < k:
         return None

@@ -26,12 +26,14 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["SAMPLE", "sampled_candidates", "sampled_rows"]
+__all__ = ["MARGIN", "SAMPLE", "sampled_candidates", "sampled_rows"]
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 Bool = npt.NDArray[np.bool_]
 
+MARGIN: Final = 1e-9
+"""A relative margin below a floor that covers the rounding of values computed another way."""
 SAMPLE: Final = 1024
 """At least how many evenly spaced rows a floor is read from."""
 _OVERSAMPLE: Final = 4

@@ -20,6 +20,7 @@ import numpy as np
 
 from semreport.domain import Decision, FrozenDict, JsonValue
 from semreport.search._index import F64, I64, Bool, IndexSnapshot
+from semreport.search._select import MARGIN
 
 if TYPE_CHECKING:
     from semreport.search._partial import PartialDecision
@@ -125,7 +126,7 @@ class Prepared(abc.ABC):
 
     def reaching(self, floor: float) -> Bool:
         """Every row whose normalised value can reach ``floor``, within rounding (or a few more)."""
-        found: Bool = self.dense() >= floor * (1.0 - _MARGIN)
+        found: Bool = self.dense() >= floor * (1.0 - MARGIN)
         return found
 
     @abc.abstractmethod
@@ -241,5 +242,3 @@ def freeze(data: Mapping[str, object]) -> Evidence:
 
 
 _SCALARS: Final = frozenset({str, float, int, bool, type(None)})
-_MARGIN: Final = 1e-9
-"""A relative margin on a floor that covers the rounding of values computed another way."""

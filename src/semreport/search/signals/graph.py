@@ -210,6 +210,7 @@ class TextEvidence:
 
     def __init__(self, parts: Sequence[tuple[Prepared, float]]) -> None:
         self.parts = tuple(parts)
+        self.size = parts[0][0].size() if parts else 0
 
     def values(self, rows: I64) -> F64:
         """The values of ``rows``."""
@@ -223,14 +224,14 @@ class TextEvidence:
 
     def reaching(self, floor: float) -> Bool:
         """Every row whose value can reach ``floor`` > 0 (a mean reaches it where a part does)."""
-        reach = np.zeros(self.parts[0][0].size() if self.parts else 0, dtype=np.bool_)
+        reach = np.zeros(self.size, dtype=np.bool_)
         for state, _ in self.parts:
             reach |= state.reaching(floor)
         return reach
 
     def any_positive(self, exemplar: int) -> bool:
         """Whether a row other than ``exemplar`` has a value above zero."""
-        found = np.zeros(self.parts[0][0].size() if self.parts else 0, dtype=np.bool_)
+        found = np.zeros(self.size, dtype=np.bool_)
         for state, _ in self.parts:
             found |= state.positive()
         if 0 <= exemplar < len(found):

@@ -10,6 +10,7 @@ import numpy as np
 
 from semreport.domain import FrozenDict
 from semreport.search._index import F64, I64, TITLE_WEIGHT, Bool, IndexSnapshot
+from semreport.search._select import MARGIN
 from semreport.search.signals._base import Evidence, Prepared, Query, Signal, freeze
 
 __all__ = ["Bm25", "TextSignal"]
@@ -64,7 +65,7 @@ class Bm25(Prepared):
     def reaching(self, floor: float) -> Bool:
         """Every row whose normalised value can reach ``floor`` (raw against the scaled floor)."""
         scaled = floor * self.scale if self.scale > 0 else floor
-        found: Bool = self.raw >= scaled * (1.0 - 1e-9)
+        found: Bool = self.raw >= scaled * (1.0 - MARGIN)
         return found
 
     def positive(self) -> Bool:
