@@ -8,7 +8,10 @@ query ``facade`` and ``CO₂e`` for ``co2e``.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Mapping, Sequence
+from itertools import compress, repeat
+from operator import is_not, itemgetter
 from typing import Final
 
 import attrs
@@ -99,7 +102,8 @@ def highlights_many(
 
     A field's words are looked up in the analyzer's word cache (a field's new
     words are folded and stemmed in one call); only the fields shown are
-    located word by word.
+    located word by word, and their words' offsets are filtered by the
+    matched terms in one pass.
     """
     wanted = frozenset(terms)
     if not wanted:
@@ -108,37 +112,35 @@ def highlights_many(
     held = wanted.__contains__
     out: list[tuple[Highlight, ...]] = []
     for fields in documents:
-        ranked: list[tuple[int, int, int, str, list[str | None]]] = []
+        ranked: list[tuple[int, int, int, str, list[str | None], list[str | None]]] = []
         for order, (name, text) in enumerate(fields.items()):
             terms_of = lookup(find_words(text))
             matched = list(filter(held, terms_of))
             if matched:
-                ranked.append((-len(set(matched)), -len(matched), order, name, terms_of))
+                ranked.append((-len(set(matched)), -len(matched), order, name, terms_of, matched))
         if not ranked:
             out.append(())
             continue
-        ranked.sort(key=lambda item: item[:3])
+        ranked.sort(key=_RANK_KEY)
         shown: list[Highlight] = []
-        for *_, name, terms_of in ranked[:limit]:  # only the fields shown are located
+        for *_, name, terms_of, matched in ranked[:limit]:  # only the fields shown are located
             text = fields[name]
-            if len(text) <= size:  # shown whole: only the matched words are located
-                spans = tuple(
-                    m.span()
-                    for m, term in zip(iter_words(text), terms_of, strict=True)
-                    if term in wanted
-                )
-                shown.append(Highlight(name, _SPACE.sub(" ", text), spans))
+            spans = list(map(_SPAN, iter_words(text)))
+            hit_spans = list(compress(spans, map(held, terms_of)))
+            if len(text) <= size:  # shown whole
+                shown.append(Highlight(name, _SPACE.sub(" ", text), tuple(hit_spans)))
                 continue
-            tokens = [
-                (*m.span(), term)
-                for m, term in zip(iter_words(text), terms_of, strict=True)
-                if term is not None
-            ]
-            fragment = _fragment(name, text, tokens, wanted, size)
-            if fragment is not None:
-                shown.append(fragment)
+            # The words with a term (not stop words) are where a fragment may be cut.
+            edges = list(compress(spans, map(is_not, terms_of, repeat(None))))
+            hits = [(a, b, term) for (a, b), term in zip(hit_spans, matched, strict=True)]
+            first, last = _widen(edges, *_best_run(hits, size), size)
+            shown.append(_cut(name, text, hits, first, last))
         out.append(tuple(shown))
     return out
+
+
+_RANK_KEY: Final = itemgetter(0, 1, 2)
+_SPAN: Final = re.Match.span
 
 
 _Token = tuple[int, int, str]
@@ -155,16 +157,29 @@ def _fragment(
         first, last = 0, len(text)
     else:
         first, last = _window(tokens, hits, size)
-    spans = tuple((t[0], t[1]) for t in hits if t[0] >= first and t[1] <= last)
+    return _cut(field, text, hits, first, last)
+
+
+def _cut(field: str, text: str, hits: Sequence[_Token], first: int, last: int) -> Highlight:
+    """The fragment ``text[first:last]`` with the hits inside it marked."""
     head = _ELLIPSIS if first > 0 else ""
     tail = _ELLIPSIS if last < len(text) else ""
     shift = len(head) - first
     fragment = head + _SPACE.sub(" ", text[first:last]) + tail
-    return Highlight(field, fragment, tuple((a + shift, b + shift) for a, b in spans))
+    spans = tuple((a + shift, b + shift) for a, b, _ in hits if a >= first and b <= last)
+    return Highlight(field, fragment, spans)
 
 
 def _window(tokens: Sequence[_Token], hits: Sequence[_Token], size: int) -> tuple[int, int]:
     """The text range to show: the best run of matches, widened to ``size`` at word edges."""
+    return _widen([(t[0], t[1]) for t in tokens], *_best_run(hits, size), size)
+
+
+def _best_run(hits: Sequence[_Token], size: int) -> tuple[int, int]:
+    """From the start of the first to the end of the last hit of the best run within ``size``.
+
+    The best run holds the most distinct terms, then the most hits, the earliest first.
+    """
     best = (0, 0, 0)  # (-distinct terms, -matched words, first hit)
     chosen = (0, 1)
     # Two pointers over the hits, the window's terms counted as it slides.
@@ -185,19 +200,29 @@ def _window(tokens: Sequence[_Token], hits: Sequence[_Token], size: int) -> tupl
             del counts[term]
         else:
             counts[term] -= 1
-    start, end = hits[chosen[0]][0], hits[chosen[1] - 1][1]
+    return hits[chosen[0]][0], hits[chosen[1] - 1][1]
+
+
+def _widen(edges: Sequence[tuple[int, int]], start: int, end: int, size: int) -> tuple[int, int]:
+    """``start:end`` widened to about ``size`` at the words' ``edges`` (spans, in order).
+
+    Context goes on both sides, a little more after than before: the first
+    word starting at or after the wanted start, the last word ending at or
+    before the wanted end (word spans are in order and do not overlap, so
+    both are found by bisection).
+    """
     spare = max(size - (end - start), 0)
-    # Context on both sides, a little more after than before, cut at word edges.
     want_start = start - spare // 3
     want_end = end + spare - (start - max(want_start, 0))
-    first = start
-    last = end
-    for token in tokens:
-        if token[0] >= want_start and token[0] < first:
-            first = token[0]
-            break
-    for token in reversed(tokens):
-        if token[1] <= want_end and token[1] > last:
-            last = token[1]
-            break
+    first, last = start, end
+    at = bisect_left(edges, want_start, key=_START)
+    if at < len(edges) and edges[at][0] < first:
+        first = edges[at][0]
+    at = bisect_right(edges, want_end, key=_END) - 1
+    if at >= 0 and edges[at][1] > last:
+        last = edges[at][1]
     return first, last
+
+
+_START: Final = itemgetter(0)
+_END: Final = itemgetter(1)

@@ -1090,10 +1090,11 @@ _POPCOUNT: Final = np.array([bin(i).count("1") for i in range(256)], dtype=np.ui
 def packed_words(bits: Bool) -> U64:
     """Bits along the last axis packed into 64-bit words (zero-padded)."""
     packed = np.packbits(bits, axis=-1)
-    pad = (-packed.shape[-1]) % 8
-    if pad:
-        widths = [(0, 0)] * (packed.ndim - 1) + [(0, pad)]
-        packed = np.pad(packed, widths)
+    width = packed.shape[-1]
+    if width % 8:
+        padded = np.zeros((*packed.shape[:-1], width + (-width) % 8), dtype=np.uint8)
+        padded[..., :width] = packed
+        packed = padded
     words: U64 = packed.view(np.uint64)
     return words
 
