@@ -12,7 +12,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Mapping, Sequence
 from itertools import compress, repeat
 from operator import is_not, itemgetter
-from typing import Final
+from typing import Final, cast
 
 import attrs
 
@@ -112,10 +112,11 @@ def highlights_many(
     held = wanted.__contains__
     out: list[tuple[Highlight, ...]] = []
     for fields in documents:
-        ranked: list[tuple[int, int, int, str, list[str | None], list[str | None]]] = []
+        ranked: list[tuple[int, int, int, str, list[str | None], list[str]]] = []
         for order, (name, text) in enumerate(fields.items()):
             terms_of = lookup(find_words(text))
-            matched = list(filter(held, terms_of))
+            # A stop word's None is never wanted: what passes is a term.
+            matched = cast("list[str]", list(filter(held, terms_of)))
             if matched:
                 ranked.append((-len(set(matched)), -len(matched), order, name, terms_of, matched))
         if not ranked:
