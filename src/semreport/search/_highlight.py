@@ -186,11 +186,12 @@ def _best_run(hits: Sequence[_Token], size: int) -> tuple[int, int]:
     # Two pointers over the hits, the window's terms counted as it slides.
     counts: dict[str, int] = {}
     right = 0
+    count = len(hits)
     for left, (start, _, term) in enumerate(hits):
         if right == left:  # the window holds at least its first hit
             counts[term] = counts.get(term, 0) + 1
             right += 1
-        while right < len(hits) and hits[right][1] - start <= size:
+        while right < count and hits[right][1] - start <= size:
             added = hits[right][2]
             counts[added] = counts.get(added, 0) + 1
             right += 1
