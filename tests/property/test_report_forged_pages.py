@@ -68,9 +68,9 @@ class TestForgedVisiblePage:
         raw = page.encode()
         start = raw.index(b"<main>")
         end = raw.index(b"</main>")
-        # An ASCII byte of the body (the page also holds characters such as a minus
-        # sign or an ellipsis, whose bytes a forger cannot change one at a time and
-        # keep the page UTF-8); replaced by another, the page stays UTF-8.
+        # An ASCII byte of the body, replaced by another, keeps the page UTF-8 (the
+        # page also holds characters such as the euro sign, whose bytes cannot be
+        # changed one at a time and keep it UTF-8).
         ascii_offsets = [i for i in range(start, end) if raw[i] < 0x80]
         offset = data.draw(st.sampled_from(ascii_offsets), label="offset")
         byte = data.draw(st.integers(0x20, 0x7E).filter(lambda b: b != raw[offset]), label="byte")

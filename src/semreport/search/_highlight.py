@@ -70,8 +70,8 @@ def highlight(
     most distinct matched terms, then the most matched words, the earliest
     first; it is cut at word boundaries.
     """
-    tokens = [(t.start, t.end, t.term) for t in analyzer.analyse(text)]
-    return _fragment(field, text, tokens, frozenset(terms), size)
+    shown = highlights_many(analyzer, [{field: text}], terms, limit=1, size=size)[0]
+    return shown[0] if shown else None
 
 
 def highlights(
@@ -134,8 +134,7 @@ def highlights_many(
             # The words with a term (not stop words) are where a fragment may be cut.
             edges = list(compress(spans, map(is_not, terms_of, repeat(None))))
             hits = [(a, b, term) for (a, b), term in zip(hit_spans, matched, strict=True)]
-            first, last = _widen(edges, *_best_run(hits, size), size)
-            shown.append(_cut(name, text, hits, first, last))
+            shown.append(_cut(name, text, hits, *_window(edges, hits, size)))
         out.append(tuple(shown))
     return out
 
@@ -146,19 +145,8 @@ _SPAN: Final = re.Match.span
 
 _Token = tuple[int, int, str]
 """A word with a term: its start and end in the text, and its term."""
-
-
-def _fragment(
-    field: str, text: str, tokens: Sequence[_Token], terms: Collection[str], size: int
-) -> Highlight | None:
-    hits = [t for t in tokens if t[2] in terms]
-    if not hits:
-        return None
-    if len(text) <= size:
-        first, last = 0, len(text)
-    else:
-        first, last = _window(tokens, hits, size)
-    return _cut(field, text, hits, first, last)
+_Edge = tuple[int, int] | _Token
+"""A word a fragment may be cut at: its start and end (a token will do)."""
 
 
 def _cut(field: str, text: str, hits: Sequence[_Token], first: int, last: int) -> Highlight:
@@ -171,9 +159,12 @@ def _cut(field: str, text: str, hits: Sequence[_Token], first: int, last: int) -
     return Highlight(field, fragment, spans)
 
 
-def _window(tokens: Sequence[_Token], hits: Sequence[_Token], size: int) -> tuple[int, int]:
-    """The text range to show: the best run of matches, widened to ``size`` at word edges."""
-    return _widen([(t[0], t[1]) for t in tokens], *_best_run(hits, size), size)
+def _window(edges: Sequence[_Edge], hits: Sequence[_Token], size: int) -> tuple[int, int]:
+    """The text range to show: the best run of ``hits``, widened to ``size`` at word ``edges``.
+
+    ``edges`` are the words a fragment may be cut at (start and end first), in order.
+    """
+    return _widen(edges, *_best_run(hits, size), size)
 
 
 def _best_run(hits: Sequence[_Token], size: int) -> tuple[int, int]:
@@ -205,7 +196,7 @@ def _best_run(hits: Sequence[_Token], size: int) -> tuple[int, int]:
     return hits[chosen[0]][0], hits[chosen[1] - 1][1]
 
 
-def _widen(edges: Sequence[tuple[int, int]], start: int, end: int, size: int) -> tuple[int, int]:
+def _widen(edges: Sequence[_Edge], start: int, end: int, size: int) -> tuple[int, int]:
     """``start:end`` widened to about ``size`` at the words' ``edges`` (spans, in order).
 
     Context goes on both sides, a little more after than before: the first
