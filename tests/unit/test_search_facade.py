@@ -218,7 +218,7 @@ class TestFind:
         sr.record([_d("d-9", "<script>alert(1)</script> timber")])
         result = sr.find("p-1", {"text": "timber"})
         wire = to_wire(result)
-        assert wire["scorer"] == {"name": "heuristic", "version": "3.0", "model_inference": False}
+        assert wire["scorer"] == {"name": "heuristic", "version": "3.1", "model_inference": False}
         assert wire["hits"][0]["explanation"][0]["signal"] == "text"
         page = result._repr_html_()
         assert "<script>" not in page

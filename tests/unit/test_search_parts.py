@@ -242,6 +242,38 @@ class TestHolds:
         assert snap.holds(terms, rows[:0]).shape == (len(terms), 0)
 
 
+class TestTextScores:
+    """BM25 sums apply each query weight to the stored impacts in float64, term by term."""
+
+    def test_equals_the_float64_sum_in_stem_order(self) -> None:
+        decisions = synthetic_decisions(600, seed=9)
+        with semreport.open("memory://") as sr:
+            scorer = sr.scorer
+            assert isinstance(scorer, semreport.search.HeuristicScorer)
+            for first in range(0, 600, 200):  # appends: several segments
+                sr.record(decisions[first : first + 200])
+                snap = scorer.index(sr.storage, "synthetic")
+        assert len(snap.segments) > 1
+        names = snap.vocab.term_names
+        rng = np.random.default_rng(4)
+        chosen = rng.choice(len(names), 12, replace=False).tolist()
+        # Weights float32 cannot hold exactly, and a weight of 1.
+        weights = dict(zip(chosen, [0.1, 1 / 3, 1.0, 2.718281828459045] * 3, strict=True))
+        scores, bound = snap.text_scores(weights)
+        want = [0.0] * snap.n
+        for term in sorted(weights, key=names.__getitem__):
+            for segment, impacts in zip(snap.segments, snap.segment_impacts, strict=True):
+                lo, hi = segment.span(term)
+                held = zip(segment.docs[lo:hi].tolist(), impacts[lo:hi].tolist(), strict=True)
+                for row, impact in held:
+                    want[row] += impact * weights[term]  # Python floats: float64
+        assert scores.tolist() == want
+        assert any(value > 0 for value in want)
+        assert bound == pytest.approx(
+            sum(w * snap.idf(t) * 2.5 for t, w in weights.items()), rel=1e-12
+        )
+
+
 class TestCounted:
     """Counting distinct values by one sort gives what ``np.unique`` gives."""
 

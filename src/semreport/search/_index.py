@@ -725,11 +725,16 @@ class IndexSnapshot:
                     lo = indptr[term]
                     hi = indptr[term + 1]
                     if hi > lo:
-                        # Weighted into float64 scratch: numpy's scatter-add takes its
-                        # fast path only when the values match the scores' type.
+                        # Widened into float64 scratch, then weighted there: numpy's
+                        # scatter-add takes its fast path only when the values match the
+                        # scores' type, and multiplying the float32 impacts directly would
+                        # round every product (and the weight) to float32.
                         if len(scratch) < hi - lo:
                             scratch = np.empty(max(hi - lo, 2 * len(scratch)))
-                        values = np.multiply(impacts[lo:hi], weight, out=scratch[: hi - lo])
+                        values = scratch[: hi - lo]
+                        np.copyto(values, impacts[lo:hi])
+                        if weight != 1.0:
+                            values *= weight
                         add(scores, docs[lo:hi], values)
         return scores, bound
 
