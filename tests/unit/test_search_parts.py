@@ -20,6 +20,7 @@ from semreport.search._cursor import CursorState, decode_cursor, encode_cursor
 from semreport.search._index import (
     F64,
     I64,
+    K1,
     IndexSnapshot,
     Vocabulary,
     _counted,
@@ -212,13 +213,7 @@ class TestHolds:
 
     def test_equals_the_postings(self) -> None:
         decisions = synthetic_decisions(900, seed=6)
-        with semreport.open("memory://") as sr:
-            scorer = sr.scorer
-            assert isinstance(scorer, semreport.search.HeuristicScorer)
-            for first in range(0, 900, 300):  # appends: several segments
-                sr.record(decisions[first : first + 300])
-                snap = scorer.index(sr.storage, "synthetic")
-        assert len(snap.segments) > 1
+        snap = _appended_snapshot(decisions, 300)
         by_id = {d.id: d for d in decisions}
         rng = np.random.default_rng(8)
         known = len(snap.vocab.term_names)
@@ -246,14 +241,7 @@ class TestTextScores:
     """BM25 sums apply each query weight to the stored impacts in float64, term by term."""
 
     def test_equals_the_float64_sum_in_stem_order(self) -> None:
-        decisions = synthetic_decisions(600, seed=9)
-        with semreport.open("memory://") as sr:
-            scorer = sr.scorer
-            assert isinstance(scorer, semreport.search.HeuristicScorer)
-            for first in range(0, 600, 200):  # appends: several segments
-                sr.record(decisions[first : first + 200])
-                snap = scorer.index(sr.storage, "synthetic")
-        assert len(snap.segments) > 1
+        snap = _appended_snapshot(synthetic_decisions(600, seed=9), 200)
         names = snap.vocab.term_names
         rng = np.random.default_rng(4)
         chosen = rng.choice(len(names), 12, replace=False).tolist()
@@ -270,7 +258,7 @@ class TestTextScores:
         assert scores.tolist() == want
         assert any(value > 0 for value in want)
         assert bound == pytest.approx(
-            sum(w * snap.idf(t) * 2.5 for t, w in weights.items()), rel=1e-12
+            sum(w * snap.idf(t) * (K1 + 1.0) for t, w in weights.items()), rel=1e-12
         )
 
 
@@ -593,6 +581,18 @@ class TestStoredExemplar:
             assert stored.targets == inline.targets
             assert sorted(exemplar_keys(stored)) == sorted(exemplar_keys(inline))
         assert not Query("find", snap).has_exemplar
+
+
+def _appended_snapshot(decisions: list[semreport.Decision], batch: int) -> IndexSnapshot:
+    """The index of ``decisions`` recorded ``batch`` at a time, indexed after each (segments)."""
+    with semreport.open("memory://") as sr:
+        scorer = sr.scorer
+        assert isinstance(scorer, semreport.search.HeuristicScorer)
+        for first in range(0, len(decisions), batch):
+            sr.record(decisions[first : first + batch])
+            snap = scorer.index(sr.storage, "synthetic")
+    assert len(snap.segments) > 1
+    return snap
 
 
 def _snapshot(decisions: list[semreport.Decision]) -> IndexSnapshot:
