@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -157,6 +157,11 @@ class _Memory:
         raise NotImplementedError
 
     def get_record(self, project_id: str, decision_id: str) -> StoredRecord:  # pragma: no cover
+        raise NotImplementedError
+
+    def get_records(  # pragma: no cover - reports read whole projects
+        self, project_id: str, decision_ids: Sequence[str]
+    ) -> list[StoredRecord]:
         raise NotImplementedError
 
     def latest_sequence(self, project_id: str) -> int:

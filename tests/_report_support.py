@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -43,6 +43,10 @@ class FakeMemory:
     def get_record(self, project_id: str, decision_id: str) -> StoredRecord:
         self.calls.append("get_record")
         return stored_record(self._find(project_id, decision_id))
+
+    def get_records(self, project_id: str, decision_ids: Sequence[str]) -> list[StoredRecord]:
+        self.calls.append("get_records")
+        return [stored_record(self._find(project_id, i)) for i in decision_ids]
 
     def _chosen(self, project_id: str, after: int, as_of: int | None) -> list[Decision]:
         chosen = [

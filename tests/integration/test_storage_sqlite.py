@@ -217,6 +217,26 @@ class TestPragmas:
             store.latest_sequence("p-1")
 
 
+class TestQueryPlans:
+    """Reads by id are index lookups, however many rows the project holds."""
+
+    def test_get_records_looks_each_id_up_in_the_id_index(self, tmp_path: Path) -> None:
+        store = open_sqlite(_url(tmp_path / "x.db"))
+        store.record([_decision(f"d{n}") for n in range(50)])
+        statements: list[str] = []
+        store._conn.set_trace_callback(statements.append)
+        try:
+            got = store.get_records("p-1", ["d7", "d3", "d41"])
+        finally:
+            store._conn.set_trace_callback(None)
+        assert [r.decision_id for r in got] == ["d7", "d3", "d41"]
+        (read,) = [s for s in statements if "decisions" in s]  # one query, values inlined
+        plan = [row[3] for row in store._conn.execute(f"EXPLAIN QUERY PLAN {read}")]
+        assert any("INDEX sqlite_autoindex_decisions_2 (project_id=? AND id=?)" in p for p in plan)
+        assert not any(p.startswith(("SCAN d", "SEARCH d USING PRIMARY KEY")) for p in plan)
+        store.close()
+
+
 class TestMigration:
     """An older schema is migrated on open, in one transaction, keeping its records."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pickle
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -598,6 +598,22 @@ class _BlockingStorage(MemoryStorage):
         return super().records(project_id, after=after, as_of=as_of)
 
 
+class _CountingReads(MemoryStorage):
+    """Lists the ids of every call that reads records by id (one list per call)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads: list[list[str]] = []
+
+    def get_record(self, project_id: str, decision_id: str) -> StoredRecord:
+        self.reads.append([decision_id])
+        return super().get_record(project_id, decision_id)
+
+    def get_records(self, project_id: str, decision_ids: Sequence[str]) -> list[StoredRecord]:
+        self.reads.append(list(decision_ids))
+        return super().get_records(project_id, decision_ids)
+
+
 class _LaggingMemory(MemoryStorage):
     """Reports a stale latest sequence once (another thread has indexed further since)."""
 
@@ -721,6 +737,14 @@ class TestHighlights:
         result = sr.find("p-1", {"filters": {"tags": ["timber"]}})
         assert result.hits
         assert all(h.highlights == () for h in result.hits)
+
+    def test_a_page_reads_its_records_in_one_call(self) -> None:
+        storage = _CountingReads()
+        sr = semreport.SemReport(storage, caller=Principal.local())
+        sr.record(PROJECT)
+        result = sr.find("p-1", {"text": "timber floors fire"})
+        assert len(result.hits) > 1
+        assert storage.reads == [[h.decision_id for h in result.hits]]
 
     def test_similar_marks_the_exemplar_terms(self, sr: semreport.SemReport) -> None:
         result = sr.similar("p-1", {"decision_id": "d-3"})

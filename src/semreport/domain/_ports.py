@@ -73,6 +73,18 @@ class DecisionMemory(Protocol):
         """Return one stored record; raise :class:`~semreport.DecisionNotFound` if absent."""
         ...
 
+    def get_records(self, project_id: str, decision_ids: Sequence[str]) -> list[StoredRecord]:
+        """Return the stored records of ``decision_ids``, in the order given, in one read.
+
+        What :meth:`get_record` gives for each id, without a round trip per
+        record where the backend can avoid it (the search reads a page's
+        records this way). A repeated id gives its record again, each with a
+        fresh wire form; no ids give an empty list. Raise
+        :class:`~semreport.DecisionNotFound` naming the first id the project
+        does not hold.
+        """
+        ...
+
     def latest_sequence(self, project_id: str) -> int:
         """Return the project's highest sequence number (0 when it has no decisions)."""
         ...

@@ -402,14 +402,14 @@ class HeuristicScorer:
         active: tuple[Weighted, ...],
         rows: I64,
     ) -> list[tuple[Highlight, ...]] | None:
-        """The page's highlights (the matched text terms), for every row at once."""
+        """The page's highlights (the matched text terms), its records read in one call."""
         terms = sorted({term for signal in active for term in signal.prepared.highlight_terms()})
         if not terms or not len(rows):
             return None
-        wires = [memory.get_record(snap.project_id, snap.ids[row]).wire for row in rows.tolist()]
+        ids = [snap.ids[row] for row in rows.tolist()]
         documents = [
             {"title": w["title"], "statement": w["statement"], "rationale": w["rationale"]}
-            for w in wires
+            for w in (record.wire for record in memory.get_records(snap.project_id, ids))
         ]
         return highlights_many(snap.vocab.analyzer, documents, terms)
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import abc
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Final, NamedTuple, TypeVar
 
@@ -39,6 +39,7 @@ from semreport.domain import (
     CorruptStorage,
     Decision,
     DecisionAlreadyRecorded,
+    DecisionNotFound,
     Evidence,
     FieldError,
     FrozenDict,
@@ -69,6 +70,7 @@ __all__ = [
     "next_recorded_at",
     "read_decision",
     "read_record",
+    "read_records",
     "read_session",
     "rehash_decision",
     "session_already_recorded",
@@ -438,6 +440,41 @@ def read_record(
     return StoredRecord(wire["sequence"], sha256, canonical, wire)
 
 
+def read_records(
+    project_id: str,
+    decision_ids: Sequence[str],
+    rows: Mapping[str, tuple[int | None, str | bytes, object]],
+) -> list[StoredRecord]:
+    """Read the rows of ``decision_ids``, in the order asked, from rows found by id.
+
+    Args:
+        project_id: The project the rows were read for.
+        decision_ids: The ids asked for, in the order wanted (an id may repeat).
+        rows: Each id found, with its row's sequence, stored text and hash.
+
+    Returns:
+        One checked record per id asked (:func:`read_record`; a repeated id is
+        read again, so every record holds a fresh wire form).
+
+    Raises:
+        DecisionNotFound: an id is not among ``rows``; the first such id is
+            named, before any row is read.
+        CorruptStorage: as :func:`read_record`.
+    """
+    missing = next((i for i in decision_ids if i not in rows), None)
+    if missing is not None:
+        raise DecisionNotFound(f"project {project_id!r} has no decision {missing!r}")
+    out = []
+    for decision_id in decision_ids:
+        sequence, body, sha256 = rows[decision_id]
+        out.append(
+            read_record(
+                body, sha256, project_id=project_id, sequence=sequence, decision_id=decision_id
+            )
+        )
+    return out
+
+
 def read_decision(
     body: str | bytes,
     sha256: object,
@@ -473,6 +510,14 @@ class RecordReads(abc.ABC):
     @abc.abstractmethod
     def get_record(self, project_id: str, decision_id: str) -> StoredRecord:
         """Return one checked record, or raise :class:`~semreport.DecisionNotFound`."""
+
+    def get_records(self, project_id: str, decision_ids: Sequence[str]) -> list[StoredRecord]:
+        """Return the checked records of ``decision_ids`` in the order given.
+
+        This reads them one by one with :meth:`get_record`; an adapter that can
+        read them in one query overrides it.
+        """
+        return [self.get_record(project_id, decision_id) for decision_id in decision_ids]
 
     def decisions(
         self, project_id: str, *, after: int = 0, as_of: int | None = None

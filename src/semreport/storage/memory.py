@@ -38,6 +38,7 @@ from semreport.storage._common import (
     decision_row,
     next_recorded_at,
     read_record,
+    read_records,
     read_session,
     session_already_recorded,
     session_row,
@@ -110,6 +111,19 @@ class MemoryStorage(RecordReads):
             sequence=index + 1,
             decision_id=decision_id,
         )
+
+    def get_records(self, project_id: str, decision_ids: Sequence[str]) -> list[StoredRecord]:
+        """Return the stored records of ``decision_ids`` in the order given (one lock held)."""
+        with self._lock:
+            by_id = self._by_id.get(project_id, {})
+            log = self._log.get(project_id, [])
+            rows = {}
+            for decision_id in decision_ids:
+                index = by_id.get(decision_id)
+                if index is not None:
+                    row = log[index]
+                    rows[decision_id] = (index + 1, row.body, row.sha256)
+        return read_records(project_id, decision_ids, rows)
 
     def latest_sequence(self, project_id: str) -> int:
         """Return the project's highest sequence number (0 when empty)."""

@@ -85,6 +85,7 @@ from semreport.storage._common import (
     decision_row,
     next_recorded_at,
     read_record,
+    read_records,
     read_session,
     rehash_decision,
     session_already_recorded,
@@ -257,6 +258,7 @@ class _Statements:
     latest: sql.Composed
     page: sql.Composed
     get: sql.Composed
+    get_many: sql.Composed
     has_project: sql.Composed
     projects: sql.Composed
     lock_sessions: sql.Composed
@@ -317,6 +319,11 @@ class _Statements:
             get=_q(
                 "SELECT sequence, record::text, record_sha256 FROM {s}.decisions"
                 " WHERE project_id = %s AND id = %s",
+                schema,
+            ),
+            get_many=_q(
+                "SELECT id, sequence, record::text, record_sha256 FROM {s}.decisions"
+                " WHERE project_id = %s AND id = ANY(%s)",
                 schema,
             ),
             has_project=_q(
@@ -699,6 +706,19 @@ class PostgresStorage(RecordReads):
         return read_record(
             record, sha256, project_id=project_id, sequence=sequence, decision_id=decision_id
         )
+
+    def get_records(self, project_id: str, decision_ids: Sequence[str]) -> list[StoredRecord]:
+        """Return the stored records of ``decision_ids`` in the order given, in one query."""
+        wanted = list(dict.fromkeys(decision_ids))
+        found = self._read(
+            "reading decisions",
+            lambda conn: conn.execute(self._sql.get_many, (project_id, wanted)).fetchall(),
+        )
+        rows = {
+            decision_id: (sequence, record, sha256)
+            for decision_id, sequence, record, sha256 in found
+        }
+        return read_records(project_id, decision_ids, rows)
 
     def latest_sequence(self, project_id: str) -> int:
         """Return the project's highest sequence number (0 when empty)."""

@@ -77,6 +77,7 @@ from semreport.storage._common import (
     decision_row,
     next_recorded_at,
     read_record,
+    read_records,
     read_session,
     rehash_decision,
     session_already_recorded,
@@ -113,8 +114,24 @@ _ROW: Final = (
     "CASE WHEN typeof(sequence) = 'integer' THEN sequence END,"
     " CAST(body AS BLOB), CAST(sha256 AS BLOB)"
 )
-_IN_CHUNK: Final = 500
+_IN_CHUNK: Final = 500  # ids per query: SQLite before 3.32 takes at most 999 parameters
 _REHASH_CHUNK: Final = 1000
+
+
+def _by_ids(columns: str, count: int) -> str:
+    """A query of ``columns`` of the rows of ``count`` ids (parameters: the ids, the project).
+
+    The ids come first in a ``CROSS JOIN``, which SQLite keeps as the outer
+    loop, so each is one lookup in the ``(project_id, id)`` index. Written as
+    ``project_id = ? AND id IN (...)``, a query of columns that index does not
+    cover (the body) is planned, with no statistics, as a scan of the
+    project's rows by the primary key: every row it holds.
+    """
+    marks = ",".join(["(?)"] * count)
+    return (
+        f"WITH wanted(key) AS (VALUES {marks}) SELECT {columns} "  # noqa: S608 - placeholders and constant columns only
+        "FROM wanted CROSS JOIN decisions AS d WHERE d.project_id = ? AND d.id = wanted.key"
+    )
 
 
 def _hash_stored_rows(conn: sqlite3.Connection) -> None:
@@ -707,6 +724,19 @@ class SQLiteStorage(RecordReads):
         return read_record(
             body, sha256, project_id=project_id, sequence=sequence, decision_id=decision_id
         )
+
+    def get_records(self, project_id: str, decision_ids: Sequence[str]) -> list[StoredRecord]:
+        """Return the stored records of ``decision_ids`` in the order given (one query per 500)."""
+        wanted = list(dict.fromkeys(decision_ids))
+        rows: dict[str, tuple[int | None, bytes, bytes]] = {}
+        for start in range(0, len(wanted), _IN_CHUNK):
+            chunk = wanted[start : start + _IN_CHUNK]
+            found = self._read(_by_ids(f"d.id, {_ROW}", len(chunk)), (*chunk, project_id))
+            rows.update(
+                (decision_id, (sequence, body, sha256))
+                for decision_id, sequence, body, sha256 in found
+            )
+        return read_records(project_id, decision_ids, rows)
 
     def latest_sequence(self, project_id: str) -> int:
         """Return the project's highest sequence number (0 when empty)."""

@@ -458,6 +458,38 @@ class DecisionMemoryRules(StorageFixtures):
         with pytest.raises(DecisionNotFound):
             five.get_record("p-2", "d1")
 
+    def test_get_records_are_the_records_of_get_record_in_the_order_asked(
+        self, five: Storage
+    ) -> None:
+        asked = ["d4", "d1", "d5"]
+        got = five.get_records("p-1", asked)
+        assert [r.decision_id for r in got] == asked
+        assert got == [five.get_record("p-1", i) for i in asked]
+        assert five.get_records("p-1", []) == []
+
+    def test_get_records_read_a_repeated_id_again_with_a_fresh_wire_form(
+        self, five: Storage
+    ) -> None:
+        first, again = five.get_records("p-1", ["d2", "d2"])
+        assert first == again
+        first.wire["title"] = "changed by a reader"
+        assert again.wire["title"] == "Title of d2"
+        assert five.get_records("p-1", ["d2"])[0].wire["title"] == "Title of d2"
+
+    def test_get_records_name_the_first_id_the_project_does_not_hold(self, five: Storage) -> None:
+        with pytest.raises(DecisionNotFound, match="'nope'"):
+            five.get_records("p-1", ["d1", "nope", "gone"])
+        with pytest.raises(DecisionNotFound, match="'d1'"):
+            five.get_records("p-2", ["d1"])
+
+    def test_get_records_read_more_ids_than_one_query_takes(self, storage: Storage) -> None:
+        # 1,201 ids: more than any chunk of an IN list a built-in adapter sends at once.
+        kept = storage.record([decision(f"m{n:04d}") for n in range(1_201)])
+        asked = [d.id for d in reversed(kept)]
+        got = storage.get_records("p-1", asked)
+        assert [r.decision_id for r in got] == asked
+        assert [r.sequence for r in got] == list(range(1_201, 0, -1))
+
     def test_has_project_sees_decisions_and_sessions(self, storage: Storage) -> None:
         assert not storage.has_project("p-1")
         storage.record([decision("a", "p-1")])
@@ -1004,10 +1036,16 @@ class TamperRules(StorageFixtures):
         with pytest.raises(CorruptStorage, match=named):
             storage.get_record("p-1", "b")
         with pytest.raises(CorruptStorage, match=named):
+            storage.get_records("p-1", ["a", "b", "c"])
+        with pytest.raises(CorruptStorage, match=named):
             list(storage.records("p-1"))
         assert [r.wire for r in storage.records("p-1", after=2)] == [to_wire(three[2])]
         assert storage.get("p-1", "a") == three[0]
         assert storage.get("p-1", "c") == three[2]
+        assert [r.wire for r in storage.get_records("p-1", ["c", "a"])] == [
+            to_wire(three[2]),
+            to_wire(three[0]),
+        ]
         assert list(storage.decisions("p-1", as_of=1)) == three[:1]
         assert list(storage.decisions("p-1", after=2)) == three[2:]
 
