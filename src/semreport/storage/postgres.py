@@ -709,6 +709,8 @@ class PostgresStorage(RecordReads):
 
     def get_records(self, project_id: str, decision_ids: Sequence[str]) -> list[StoredRecord]:
         """Return the stored records of ``decision_ids`` in the order given, in one query."""
+        if not decision_ids:
+            return []
         wanted = list(dict.fromkeys(decision_ids))
         found = self._read(
             "reading decisions",
