@@ -75,13 +75,13 @@ def publish(text: str) -> str:
     return _DOTTED.sub(replace, text)
 
 
-def _docstring(  # noqa: PLR0913 - Sphinx's event signature
+def _docstring(
     _app: Sphinx, _what: str, _name: str, _obj: Any, _options: Any, lines: list[str]
 ) -> None:
     lines[:] = [publish(line) for line in lines]
 
 
-def _signature(  # noqa: PLR0913 - Sphinx's event signature
+def _signature(
     _app: Sphinx,
     _what: str,
     _name: str,
