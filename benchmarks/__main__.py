@@ -16,6 +16,8 @@ import platform
 import re
 import sys
 import time
+import timeit
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -34,17 +36,70 @@ def _modules(only: list[str]) -> list[ModuleType]:
     return [importlib.import_module(f"benchmarks.{n}") for n in names]
 
 
-def _machine() -> str:
-    cpu = "unknown CPU"
+def _cpu() -> str:
+    """The processor's name, with its family and model where ``/proc/cpuinfo`` gives them.
+
+    The name alone does not tell machines apart: two "AMD EPYC" machines ran the
+    same interpreted code at speeds two times apart.
+    """
+    fields: dict[str, str] = {}
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+            key, _, value = line.partition(":")
+            key = key.strip()
+            if not key:
+                break  # the first processor's block is enough
+            fields.setdefault(key, value.strip())
     except OSError:
         pass
+    name = fields.get("model name") or platform.processor() or "unknown CPU"
+    if "cpu family" in fields and "model" in fields:
+        return f"{name}, family {fields['cpu family']} model {fields['model']}"
+    return name
+
+
+def _calibration() -> str:
+    """Three fixed workloads timed on this machine (the best of 7 repetitions, as ``timeit``).
+
+    A peer's query is mostly a few large numpy passes; semreport's request adds
+    interpreted code and many small numpy calls. Machines weigh these
+    differently, and so does an interpreter built with or without
+    profile-guided optimisation: these figures show how a section's machine
+    treats each, so that ratios from different machines can be compared.
+    """
+    import numpy as np
+
+    table = {str(i): i for i in range(1_000)}
+    keys = list(table)
+    small = np.zeros(10)
+    rng = np.random.default_rng(0)
+    rows = np.sort(rng.choice(100_000, 50_000, replace=False))
+    values = rng.random(50_000)
+    scores = np.zeros(100_000)
+
+    def interpreted() -> int:
+        return sum(len(key) + table[key] for key in keys)
+
+    def numpy_call() -> object:
+        return small + 1.0
+
+    def scatter() -> None:
+        np.add.at(scores, rows, values)
+
+    def best(fn: Callable[[], object], number: int) -> float:
+        return min(timeit.repeat(fn, number=number, repeat=7)) / number * 1e6
+
     return (
-        f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}), "
+        f"reference workloads (best of 7): 1,000 dict reads in a generator "
+        f"{best(interpreted, 200):.0f} µs, a numpy call on 10 floats "
+        f"{best(numpy_call, 20_000):.2f} µs, a scatter-add of 50,000 floats "
+        f"{best(scatter, 50):.0f} µs"
+    )
+
+
+def _machine() -> str:
+    return (
+        f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({_cpu()}), "
         f"Python {platform.python_version()}"
     )
 
@@ -82,7 +137,7 @@ def main() -> int:
         sections[name] = (
             f"<!-- section: {name} -->\n## {module.TITLE}\n\n"
             f"_Measured {stamp} by `{command}` on {_machine()}; load average {_load()} at "
-            f"the end; the section took {took:.0f} s._\n\n{body.strip()}\n"
+            f"the end; the section took {took:.0f} s; {_calibration()}._\n\n{body.strip()}\n"
             f"<!-- end: {name} -->\n"
         )
 
@@ -96,7 +151,10 @@ def main() -> int:
         "- Reproduce everything: `nox -s bench` (or `python -m benchmarks`); one section:\n"
         "  `nox -s bench -- --only bench_search`; a smoke run: `nox -s bench -- --quick`.\n"
         "- Each section names the machine it ran on: ratios measured on different\n"
-        "  processors differ (a peer's numpy kernels, for one, are not equally fast on all).\n\n"
+        "  processors differ (a peer's numpy kernels, for one, are not equally fast on all).\n"
+        "  Its reference workloads, timed at the end of the section, show how that machine\n"
+        "  runs interpreted code, a small numpy call and a large numpy pass: processors of\n"
+        "  the same name have run semreport's interpreted share at speeds two times apart.\n\n"
     )
     ordered = sorted(sections, key=lambda n: (order.get(n, 100), n))
     args.out.parent.mkdir(parents=True, exist_ok=True)
