@@ -12,6 +12,8 @@ with the library's defaults through the public facade:
 
 nDCG@10 and recall@100 are means over the queries; a ratio is semreport's mean
 divided by the peer's, and the mean ratio is the mean over the collections.
+How far each ratio holds beyond its queries is shown per query (better, the
+same, worse) and by a paired bootstrap interval over the queries.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 
 import attrs
 import bm25s
+import numpy as np
 import Stemmer
 
 import semreport
@@ -46,6 +49,10 @@ LINKED_TARGET = 1.15
 """Issue 13: with CISI's citations as links, similar's ratio at least this."""
 MIN_RELEVANT = 3
 """A query gives a ``similar`` exemplar when it has at least this many relevant documents."""
+RESAMPLES = 2000
+"""How many resamples of the queries a ratio's bootstrap interval is read from."""
+SEED = 13
+"""The resamples' seed: a run repeats its intervals."""
 
 
 def find_request(text: str) -> dict[str, object]:
@@ -67,11 +74,41 @@ class Pair:
     ours_recall: float
     peer_ndcg: float
     peer_recall: float
+    ours_each: tuple[float, ...] = ()
+    """semreport's nDCG@10 of each query, in order."""
+    peer_each: tuple[float, ...] = ()
+    """The peer's nDCG@10 of each query, in order."""
 
     @property
     def ratio(self) -> float:
         """semreport's nDCG@10 over the peer's."""
         return self.ours_ndcg / self.peer_ndcg if self.peer_ndcg else float("nan")
+
+    def outcomes(self) -> tuple[int, int, int]:
+        """How many queries semreport ranks better, the same and worse (by nDCG@10)."""
+        pairs = list(zip(self.ours_each, self.peer_each, strict=True))
+        better = sum(ours > peer for ours, peer in pairs)
+        worse = sum(ours < peer for ours, peer in pairs)
+        return better, len(pairs) - better - worse, worse
+
+    def interval(self, resamples: int = RESAMPLES, seed: int = SEED) -> tuple[float, float]:
+        """A 95% paired bootstrap interval of :attr:`ratio` (percentiles; NaN without queries).
+
+        Each resample draws the queries with replacement, the same draw for both
+        sides, and takes the ratio of the two means.
+        """
+        ours = np.asarray(self.ours_each, dtype=np.float64)
+        peer = np.asarray(self.peer_each, dtype=np.float64)
+        if not len(ours):
+            return float("nan"), float("nan")
+        draws = np.random.default_rng(seed).integers(0, len(ours), size=(resamples, len(ours)))
+        sums = peer[draws].sum(axis=1)
+        kept = sums > 0
+        ratios = ours[draws].sum(axis=1)[kept] / sums[kept]
+        if not len(ratios):
+            return float("nan"), float("nan")
+        low, high = np.percentile(ratios, [2.5, 97.5])
+        return float(low), float(high)
 
 
 @attrs.frozen
@@ -104,12 +141,16 @@ class _Peer:
 
 def _pair(ours: list[list[str]], peers: list[list[str]], relevant: list[set[str]]) -> Pair:
     mean = statistics.fmean
+    ours_each = tuple(ndcg_at(r, rel) for r, rel in zip(ours, relevant, strict=True))
+    peer_each = tuple(ndcg_at(r, rel) for r, rel in zip(peers, relevant, strict=True))
     return Pair(
         queries=len(relevant),
-        ours_ndcg=mean(ndcg_at(r, rel) for r, rel in zip(ours, relevant, strict=True)),
+        ours_ndcg=mean(ours_each),
         ours_recall=mean(recall_at(r, rel, DEPTH) for r, rel in zip(ours, relevant, strict=True)),
-        peer_ndcg=mean(ndcg_at(r, rel) for r, rel in zip(peers, relevant, strict=True)),
+        peer_ndcg=mean(peer_each),
         peer_recall=mean(recall_at(r, rel, DEPTH) for r, rel in zip(peers, relevant, strict=True)),
+        ours_each=ours_each,
+        peer_each=peer_each,
     )
 
 
@@ -165,6 +206,66 @@ def _table(peer: str, rows: list[str], mean: float | None) -> list[str]:
     if mean is not None:
         lines.append(f"| **mean ratio** | | | | | | **{mean:.3f}** |")
     return lines
+
+
+def mean_interval(
+    pairs: list[Pair], resamples: int = RESAMPLES, seed: int = SEED
+) -> tuple[float, float]:
+    """A 95% bootstrap interval of the mean ratio over collections (NaN if one has no queries).
+
+    Each resample draws every collection's queries with replacement (each
+    collection from its own queries, the same draw for both sides) and takes
+    the mean of the collections' ratios.
+    """
+    rng = np.random.default_rng(seed)
+    total = np.zeros(resamples)
+    for pair in pairs:
+        ours = np.asarray(pair.ours_each, dtype=np.float64)
+        peer = np.asarray(pair.peer_each, dtype=np.float64)
+        if not len(ours):
+            return float("nan"), float("nan")
+        draws = rng.integers(0, len(ours), size=(resamples, len(ours)))
+        sums = peer[draws].sum(axis=1)
+        ratios = np.divide(
+            ours[draws].sum(axis=1), sums, out=np.full(resamples, np.nan), where=sums > 0
+        )
+        total += ratios
+    means = total[~np.isnan(total)] / max(len(pairs), 1)
+    if not len(means):
+        return float("nan"), float("nan")
+    low, high = np.percentile(means, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _robustness(rows: list[tuple[str, Pair]], means: list[tuple[str, list[Pair]]]) -> list[str]:
+    """Per query, better, the same or worse than the peer; the ratio's bootstrap interval."""
+    lines = [
+        "### How far the ratios hold\n",
+        "Per query, semreport's nDCG@10 against the peer's (better, the same, worse), and a 95% "
+        f"interval of the ratio from {RESAMPLES:,} resamples of the queries (paired bootstrap, "
+        f"percentiles, seed {SEED}: a run repeats it). An interval reaching below 1.0 means "
+        "the collection's queries do not show the gain beyond chance. The mean ratio's "
+        "interval resamples each collection's queries on its own.\n",
+        "| search | queries | better | same | worse | ratio | 95% interval |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for label, pair in rows:
+        better, same, worse = pair.outcomes()
+        low, high = pair.interval()
+        lines.append(
+            f"| {label} | {pair.queries} | {better} | {same} | {worse} | {pair.ratio:.3f} "
+            f"| {low:.3f}-{high:.3f} |"
+        )
+    for label, pairs in means:
+        counts = [pair.outcomes() for pair in pairs]
+        better, same, worse = (sum(c[i] for c in counts) for i in range(3))
+        low, high = mean_interval(pairs)
+        mean = statistics.fmean(pair.ratio for pair in pairs)
+        lines.append(
+            f"| **{label}** | {sum(p.queries for p in pairs)} | {better} | {same} | {worse} "
+            f"| **{mean:.3f}** | {low:.3f}-{high:.3f} |"
+        )
+    return [*lines, ""]
 
 
 def _verdict(met: bool) -> str:
@@ -248,6 +349,15 @@ def run(quick: bool) -> str:
             "",
         ]
     if order:
+        robust = [(f"find, {n.upper()}", found[n].find) for n in order]
+        robust += [(f"similar, {n.upper()}", found[n].similar) for n in order]
+        if linked is not None:
+            robust.append(("similar, CISI + links", linked.similar))
+        means = [
+            ("find, mean over the collections", [found[n].find for n in order]),
+            ("similar, mean over the collections", [found[n].similar for n in order]),
+        ]
+        lines += _robustness(robust, means)
         lines += _targets(found, order, linked)
     if missing:
         lines.append(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import math
 import sys
 from pathlib import Path
 from types import ModuleType, TracebackType
@@ -133,6 +134,57 @@ class TestDefaults:
         assert pair.ratio != pair.ratio  # NaN: no ratio against nothing
 
 
+class TestRobustness:
+    """Per-query outcomes and the ratio's paired bootstrap interval."""
+
+    @staticmethod
+    def _pair(ours: tuple[float, ...], peer: tuple[float, ...]) -> Any:
+        return bench.Pair(
+            queries=len(ours),
+            ours_ndcg=sum(ours) / len(ours) if ours else 0.0,
+            ours_recall=0.0,
+            peer_ndcg=sum(peer) / len(peer) if peer else 0.0,
+            peer_recall=0.0,
+            ours_each=ours,
+            peer_each=peer,
+        )
+
+    def test_outcomes_count_each_query_once(self) -> None:
+        pair = self._pair((0.5, 0.2, 0.3, 0.0), (0.4, 0.2, 0.6, 0.0))
+        assert pair.outcomes() == (1, 2, 1)
+
+    def test_an_even_gain_has_a_point_interval(self) -> None:
+        pair = self._pair((0.5, 0.3, 0.8), (0.25, 0.15, 0.4))
+        assert pair.interval() == pytest.approx((2.0, 2.0))
+
+    def test_the_interval_holds_the_ratio_and_repeats(self) -> None:
+        ours = tuple((i % 7) / 7 for i in range(40))
+        peer = tuple(((i + 3) % 5) / 5 for i in range(40))
+        pair = self._pair(ours, peer)
+        low, high = pair.interval()
+        assert low < pair.ratio < high
+        assert pair.interval() == (low, high)  # seeded
+        assert pair.interval(seed=bench.SEED + 1) != (low, high)
+
+    def test_the_mean_interval_resamples_each_collection(self) -> None:
+        even = self._pair((0.5, 0.3), (0.25, 0.15))  # 2.0 whatever the draw
+        other = self._pair((0.3, 0.6, 0.9), (0.3, 0.6, 0.9))  # 1.0 whatever the draw
+        assert bench.mean_interval([even, other]) == pytest.approx((1.5, 1.5))
+        varied = self._pair(
+            tuple((i % 7) / 7 for i in range(40)), tuple((i % 5) / 5 for i in range(40))
+        )
+        low, high = bench.mean_interval([even, varied])
+        assert low < (2.0 + varied.ratio) / 2 < high
+        assert all(math.isnan(x) for x in bench.mean_interval([even, self._pair((), ())]))
+        assert all(math.isnan(x) for x in bench.mean_interval([self._pair((0.1,), (0.0,))]))
+
+    def test_no_queries_or_no_peer_gives_no_interval(self) -> None:
+        for pair in (self._pair((), ()), self._pair((0.5, 0.2), (0.0, 0.0))):
+            low, high = pair.interval()
+            assert math.isnan(low)
+            assert math.isnan(high)
+
+
 class TestSection:
     """The section lists every collection found and names the ones that are not."""
 
@@ -157,6 +209,10 @@ class TestSection:
         assert "**mean ratio**" in section
         assert "Not found, so not measured: adi, med" in section
         assert "### Targets" in section
+        assert "### How far the ratios hold" in section
+        assert "| find, CISI | 2 |" in section
+        assert "| similar, CISI + links | 1 |" in section
+        assert "| **find, mean over the collections** | 2 |" in section
         assert "| find: mean ratio at least 1.03, no collection below 1.0 |" in section
         assert "| CISI + links, similar: gains over the same search without links |" in section
 
@@ -167,3 +223,4 @@ class TestSection:
         assert "Not found, so not measured: adi, cisi, med" in section
         assert "CISI with its direct citations" not in section
         assert "### Targets" not in section
+        assert "### How far the ratios hold" not in section
