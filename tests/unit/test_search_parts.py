@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from types import MappingProxyType
 
@@ -32,7 +31,7 @@ from semreport.search._ranking import Weighted
 from semreport.search._ranking import top as _top
 from semreport.search._select import sampled_candidates, sampled_rows
 from semreport.search._text import WORDS, Tokenizer
-from semreport.search.signals import Evidence, FacetsSignal, Prepared, Query
+from semreport.search.signals import Evidence, FacetsSignal, Page, Prepared, Query
 from semreport.search.signals._base import Prior, freeze
 from semreport.search.signals.facets import exemplar_keys
 from semreport.search.signals.feedback import FeedbackSignal
@@ -154,8 +153,8 @@ class _Fixed(Prepared):
     def values(self, rows: I64) -> tuple[F64, F64]:
         return self._values[rows], self._values[rows]
 
-    def explain(self, rows: Sequence[int]) -> list[Evidence]:
-        return [Evidence() for _ in rows]
+    def explain(self, page: Page) -> list[Evidence]:
+        return [Evidence() for _ in page]
 
 
 class TestFacetCounts:
@@ -225,16 +224,33 @@ class TestHolds:
                 held = set(snap.term_counts(by_id[snap.ids[row]]))  # from the text itself
                 for i, term in enumerate(terms):
                     brute[i, j] = term in held
-            assert (snap.holds(terms, rows) == brute).all()
+            page = Page(snap, rows.tolist())
+            assert page.holds(terms) == brute.T.tolist()
+            assert page.holds(terms) == brute.T.tolist()  # read once, asked again
         rows = rng.choice(snap.n, 40, replace=False).astype(np.int64)
         for row, (terms, counts) in zip(rows.tolist(), snap.rows_terms(rows), strict=True):
             want = snap.term_counts(by_id[snap.ids[row]])
             assert terms.tolist() == sorted(want)
             assert counts.tolist() == [want[t] for t in sorted(want)]
             assert [a.tolist() for a in snap.row_terms(row)] == [terms.tolist(), counts.tolist()]
+        held = snap.held_terms(rows.tolist())
+        assert held == [frozenset(terms.tolist()) for terms, _ in snap.rows_terms(rows)]
+        assert snap.held_terms([]) == []
         assert snap.rows_terms([]) == []
-        assert snap.holds([], rows).shape == (0, len(rows))
-        assert snap.holds(terms, rows[:0]).shape == (len(terms), 0)
+        assert Page(snap, rows.tolist()).holds([]) == [[] for _ in rows]
+        assert Page(snap, []).holds(terms) == []
+
+    def test_a_page_is_its_rows(self) -> None:
+        snap = _appended_snapshot(synthetic_decisions(60, seed=6), 20)
+        page = Page(snap, [7, 3, 41])
+        assert list(page) == [7, 3, 41]
+        assert len(page) == 3
+        assert page[1] == 3
+        assert page[1:] == (3, 41)
+        assert page.array.tolist() == [7, 3, 41]
+        assert page.array.dtype == np.int64
+        assert repr(page) == "Page([7, 3, 41])"
+        assert not Page(snap, [])
 
 
 class TestTextScores:

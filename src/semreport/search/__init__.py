@@ -42,7 +42,7 @@ from semreport.search._scorer import (
 )
 from semreport.search._stopwords import default_stop_words, snowball_stop_words
 from semreport.search._warnings import SearchWarning
-from semreport.search.signals import SIGNALS, Prepared, Signal
+from semreport.search.signals import SIGNALS, Page, Prepared, Signal
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -68,6 +68,7 @@ __all__ = [
     "Highlight",
     "Hit",
     "NumericRange",
+    "Page",
     "PartialDecision",
     "Prepared",
     "QueryAnalysis",

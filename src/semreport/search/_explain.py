@@ -10,6 +10,7 @@ from semreport.search._highlight import Highlight
 from semreport.search._index import DEMOTION, DOMAINS, F64, I64, STATUSES, IndexSnapshot
 from semreport.search._models import Hit, SignalContribution
 from semreport.search._ranking import Weighted
+from semreport.search.signals import Page
 
 __all__ = ["page_hits"]
 
@@ -31,7 +32,8 @@ def page_hits(
     default); ``values`` each active signal's normalised and raw values of
     ``rows``, when the ranking computed them (else each signal computes them).
 
-    Each signal computes its evidence for the whole page in one call; a
+    Each signal computes its evidence for the whole page in one call (what
+    the rows hold is read once for all of them: :class:`Page`); a
     contribution is ``weight * normalised * demotion``.
     """
     row_list: list[int] = rows.tolist()
@@ -41,9 +43,10 @@ def page_hits(
     if explain and row_list:
         factor_array = np.array(factors)
         given = values if values is not None else [s.prepared.values(rows) for s in active]
+        page = Page(snap, row_list)
         for signal, (normalised, raw) in zip(active, given, strict=True):
             contributions = (signal.weight * normalised * factor_array).tolist()
-            evidence = signal.prepared.explain(row_list)
+            evidence = signal.prepared.explain(page)
             columns.append(
                 [
                     SignalContribution(signal.name, r, v, signal.weight, c, e)

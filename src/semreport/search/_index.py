@@ -263,8 +263,6 @@ class _Segment:
 
 _COUNT_THE_REST: Final = 16
 """Facet counts subtract the rows left out of a match when at most 1/16 of the rows are."""
-_HOLDS_BY_TERM: Final = 8
-"""Up to this many terms, :meth:`IndexSnapshot.holds` searches each term's postings."""
 _EMPTY_I32: Final[I32] = np.zeros(0, dtype=np.int32)
 _EMPTY_F64: Final[F64] = np.zeros(0, dtype=np.float64)
 _EMPTY_I64: Final[I64] = np.zeros(0, dtype=np.int64)
@@ -653,47 +651,12 @@ class IndexSnapshot:
         """Lucene's BM25 idf, ``log(1 + (N - df + 0.5) / (df + 0.5))``."""
         return float(self.idfs[term]) if term < len(self.idfs) else _UNSEEN_IDF(self.n)
 
-    def holds(self, terms: list[int], rows: I64) -> Bool:
-        """``found[i, j]``: whether row ``rows[j]`` holds ``terms[i]``.
-
-        A few terms are looked up in their postings (one binary search each);
-        more are read row by row (each row's postings, in term order), so the
-        cost follows the page, not how many terms are asked about.
-        """
-        if len(terms) <= _HOLDS_BY_TERM:
-            return self._holds_by_term(terms, rows)
-        distinct = sorted(set(terms))  # a page's terms: a few dozen, sorted in Python
-        slot = dict(zip(distinct, range(len(distinct)), strict=True))
-        ordered = np.array(distinct, dtype=np.int64)
-        found = np.zeros((len(ordered), len(rows)), dtype=np.bool_)
-        for segment, inside in self._segments_of(rows):
-            positions, owners = segment.row_postings(rows[inside] - segment.start)
-            held = np.searchsorted(segment.indptr, positions, side="right") - 1
-            at = np.searchsorted(ordered, held).clip(max=len(ordered) - 1)
-            hit = ordered[at] == held
-            found[at[hit], inside[owners[hit]]] = True
-        return found[[slot[term] for term in terms]]
-
     def _segments_of(self, rows: I64) -> Iterator[tuple[_Segment, I64]]:
         """Each segment holding some of ``rows``, with the indices into ``rows`` of those."""
         for segment in self.segments:
             inside = np.flatnonzero((rows >= segment.start) & (rows < segment.stop))
             if len(inside):
                 yield segment, inside
-
-    def _holds_by_term(self, terms: list[int], rows: I64) -> Bool:
-        found = np.zeros((len(terms), len(rows)), dtype=np.bool_)
-        for segment in self.segments:
-            inside = (rows >= segment.start) & (rows < segment.stop)
-            if not inside.any():
-                continue
-            for i, term in enumerate(terms):
-                lo, hi = segment.span(term)
-                if hi > lo:
-                    docs = segment.docs[lo:hi]  # ascending
-                    at = docs.searchsorted(rows).clip(max=hi - lo - 1)
-                    found[i] |= inside & (docs[at] == rows)
-        return found
 
     @functools.cached_property
     def _postings(self) -> tuple[tuple[I64, I64, F32], ...]:
@@ -774,6 +737,22 @@ class IndexSnapshot:
             start = 0
             for slot, end in zip(inside.tolist(), ends, strict=True):
                 out[slot] = (terms[start:end], tfs[start:end])
+                start = end
+        return out
+
+    def held_terms(self, rows: Sequence[int]) -> list[frozenset[int]]:
+        """The term ids each of ``rows`` holds (what a page's explanations ask about)."""
+        asked = np.asarray(rows, dtype=np.int64)
+        out: list[frozenset[int]] = [frozenset()] * len(asked)
+        for segment, inside in self._segments_of(asked):
+            positions, owners = segment.row_postings(asked[inside] - segment.start)
+            found = np.searchsorted(segment.indptr, positions, side="right") - 1
+            terms: list[int] = found.tolist()
+            # Row after row: each row's terms end where the next row's begin.
+            ends: list[int] = np.searchsorted(owners, np.arange(1, len(inside) + 1)).tolist()
+            start = 0
+            for slot, end in zip(inside.tolist(), ends, strict=True):
+                out[slot] = frozenset(terms[start:end])
                 start = end
         return out
 

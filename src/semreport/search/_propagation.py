@@ -263,8 +263,9 @@ class Propagation:
         seed = np.zeros(graph.size)
         seed[sources] = quantise(np.clip(values, 0.0, 1.0))
         self.seed: F64 = seed
-        self.extra_rows = np.unique(np.asarray(extra_rows, dtype=np.int64))
-        keys = np.unique(np.asarray(extra_keys, dtype=np.int64))
+        # An inline exemplar's few links and keys, each once, ascending (none for a stored one).
+        self.extra_rows: I64 = np.array(sorted(set(extra_rows)), dtype=np.int64)
+        keys: I64 = np.array(sorted(set(extra_keys)), dtype=np.int64)
         keys = keys[keys < len(graph.holders)]
         self.extra_keys = keys
         # Each key's summed seed, from the sources' keys only (exact: quantised values).

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from semreport.search.signals._base import Evidence, Prepared, Prior, Query, Signal
+from semreport.search.signals._base import Evidence, Page, Prepared, Prior, Query, Signal
 from semreport.search.signals.attributes import AttributesSignal
 from semreport.search.signals.facets import FacetsSignal
 from semreport.search.signals.feedback import FeedbackSignal
@@ -30,6 +30,7 @@ __all__ = [
     "FacetsSignal",
     "FeedbackSignal",
     "GraphSignal",
+    "Page",
     "Prepared",
     "Prior",
     "Query",

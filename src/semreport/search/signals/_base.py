@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import abc
 import math
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, ClassVar, Final, Literal
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, ClassVar, Final, Literal, overload
 
 import attrs
 import numpy as np
@@ -25,7 +25,7 @@ from semreport.search._select import MARGIN
 if TYPE_CHECKING:
     from semreport.search._partial import PartialDecision
 
-__all__ = ["Evidence", "Prepared", "Prior", "Query", "Signal", "freeze"]
+__all__ = ["Evidence", "Page", "Prepared", "Prior", "Query", "Signal", "freeze"]
 
 Evidence = FrozenDict[str, JsonValue]
 """What a signal says about one row: matched terms, shared values, deltas..."""
@@ -73,6 +73,57 @@ class Query:
             for name, value in self.exemplar.attributes.items()
             if isinstance(value, int | float) and not isinstance(value, bool)
         }
+
+
+class Page(Sequence[int]):
+    """The rows of one page of hits, as every signal explaining them reads them.
+
+    A page is a sequence of rows (ints), best first, so an explanation can
+    iterate it. It also answers which terms its rows hold (:meth:`holds`),
+    reading each row's terms from the index once for all the signals that
+    ask (the text signals' matched words, feedback's expansion terms).
+
+    Args:
+        snap: The index snapshot the rows belong to.
+        rows: The page's rows, in order.
+    """
+
+    __slots__ = ("_held", "_rows", "_snap")
+
+    def __init__(self, snap: IndexSnapshot, rows: Sequence[int]) -> None:
+        self._snap = snap
+        self._rows: tuple[int, ...] = tuple(rows)
+        self._held: list[frozenset[int]] | None = None
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[int]: ...
+    def __getitem__(self, index: int | slice) -> int | Sequence[int]:
+        return self._rows[index]
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._rows)
+
+    def __repr__(self) -> str:
+        return f"Page({list(self._rows)!r})"
+
+    @property
+    def array(self) -> I64:
+        """The rows as a new numpy array."""
+        return np.array(self._rows, dtype=np.int64)
+
+    def holds(self, terms: Sequence[int]) -> list[list[bool]]:
+        """Per row, in order, whether it holds each of ``terms`` (term ids, in order).
+
+        The rows' terms are read from the index on the first call only.
+        """
+        if self._held is None:
+            self._held = self._snap.held_terms(self._rows)
+        return [[term in held for term in terms] for held in self._held]
 
 
 class Prepared(abc.ABC):
@@ -139,8 +190,8 @@ class Prepared(abc.ABC):
         return result
 
     @abc.abstractmethod
-    def explain(self, rows: Sequence[int]) -> list[Evidence]:
-        """The evidence of each of ``rows`` (one page), in order."""
+    def explain(self, page: Page) -> list[Evidence]:
+        """The evidence of each row of ``page`` (a sequence of rows), in order."""
 
     def highlight_terms(self) -> tuple[str, ...]:
         """The analysed terms a hit's text is highlighted for (none: the signal matches no text)."""

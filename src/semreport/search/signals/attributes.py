@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 from semreport.domain import FrozenDict, JsonValue
 from semreport.search._index import F64, I64, IndexSnapshot
-from semreport.search.signals._base import Evidence, Prepared, Query, Signal
+from semreport.search.signals._base import Evidence, Page, Prepared, Query, Signal
 
 __all__ = ["AttributesSignal"]
 
@@ -52,10 +50,10 @@ class Closeness(Prepared):
         raw = total.astype(np.float64)
         return raw / len(self.names), raw
 
-    def explain(self, rows: Sequence[int]) -> list[Evidence]:
+    def explain(self, page: Page) -> list[Evidence]:
         """The evidence of each page row: per target, the value, delta and scale."""
         snap = self.snap
-        index = np.asarray(rows, dtype=np.int64)
+        index = page.array
         columns: dict[str, list[float | None]] = {}
         for name in self.names:
             column = snap.attributes.get(name)

@@ -9,7 +9,7 @@ import numpy as np
 
 from semreport.search._index import F64, I64, IndexSnapshot, KeyedSets
 from semreport.search._propagation import csr_entries
-from semreport.search.signals._base import Evidence, Prepared, Query, Signal, freeze
+from semreport.search.signals._base import Evidence, Page, Prepared, Query, Signal, freeze
 
 __all__ = ["FacetsSignal", "Overlap", "exemplar_keys", "key_codes", "own_weight"]
 
@@ -87,14 +87,14 @@ class Overlap(Prepared):
             np.divide(held, result, out=result)
         return result
 
-    def explain(self, rows: Sequence[int]) -> list[Evidence]:
+    def explain(self, page: Page) -> list[Evidence]:
         """The facet values each row shares (``domain:cost``, ``tag:fire``...)."""
         names = self.snap.vocab.key_names
         keys = self.keys
         of = self.snap.facets.of
         return [
             freeze({"shared": sorted(names[k] for k in keys.intersection(of(row).tolist()))})
-            for row in rows
+            for row in page
         ]
 
 

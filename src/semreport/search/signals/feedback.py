@@ -5,12 +5,10 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-import numpy as np
-
 from semreport.domain import FrozenDict, JsonValue
 from semreport.search._feedback import EXPANSION_TERMS, FEEDBACK_ROWS, Expansion, expand
 from semreport.search._index import IndexSnapshot
-from semreport.search.signals._base import Evidence, Prior, Query, Signal
+from semreport.search.signals._base import Evidence, Page, Prior, Query, Signal
 from semreport.search.signals.terms import TermsSignal
 from semreport.search.signals.text import Bm25, TextSignal
 
@@ -43,16 +41,16 @@ class Expanded(Bm25):
         """None: highlights mark the request's own words, not what feedback added."""
         return ()
 
-    def explain(self, rows: Sequence[int]) -> list[Evidence]:
+    def explain(self, page: Page) -> list[Evidence]:
         """Per row: the expansion terms it holds (weight, feedback decisions holding each).
 
         Every row also names the feedback decisions the expansion was learnt from.
         """
-        if not rows:
+        if not page:
             return []
         terms = sorted(self.surface, key=self.surface.__getitem__)
         names = [self.surface[t] for t in terms]
-        flags: list[list[bool]] = self.snap.holds(terms, np.asarray(rows, np.int64)).T.tolist()
+        flags = page.holds(terms)
         out: list[Evidence] = []
         for held in flags:
             matched: Evidence = FrozenDict(

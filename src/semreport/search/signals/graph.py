@@ -12,7 +12,15 @@ from semreport.search._feedback import top_of
 from semreport.search._index import F64, I64, Bool, IndexSnapshot
 from semreport.search._propagation import AGREEMENT_DEPTH, Propagation, spread
 from semreport.search._select import sampled_rows
-from semreport.search.signals._base import Evidence, Prepared, Prior, Query, Signal, freeze
+from semreport.search.signals._base import (
+    Evidence,
+    Page,
+    Prepared,
+    Prior,
+    Query,
+    Signal,
+    freeze,
+)
 from semreport.search.signals.facets import key_codes
 from semreport.search.signals.terms import TermsSignal
 from semreport.search.signals.text import TextSignal
@@ -44,13 +52,13 @@ class Connectedness(Prepared):
         deg = self.snap.degree[rows]
         return deg / (deg + GRAPH_HALF), deg
 
-    def explain(self, rows: Sequence[int]) -> list[Evidence]:
+    def explain(self, page: Page) -> list[Evidence]:
         snap = self.snap
         links = np.diff(snap.neighbours.indptr)
         things = np.diff(snap.things.indptr)
         return [
             freeze({"links": int(links[row]), "elements_and_evidence": int(things[row])})
-            for row in rows
+            for row in page
         ]
 
 
@@ -91,7 +99,7 @@ class Propagated(Prepared):
         result: F64 = self.weight * self.propagation.dense()[0]
         return result
 
-    def explain(self, rows: Sequence[int]) -> list[Evidence]:
+    def explain(self, page: Page) -> list[Evidence]:
         """The agreement, and per row the neighbours that gave most (their share of the value)."""
         snap = self.snap
         names = snap.vocab.key_names
@@ -99,7 +107,7 @@ class Propagated(Prepared):
             {"correlation": self.correlation, "weight": self.weight, "rows": self.rows}
         )  # the same for every row
         out = []
-        for row in rows:
+        for row in page:
             named: list[tuple[float, str, str]] = []
             for item in self.propagation.contributions(row):
                 amount = self.weight * item.amount

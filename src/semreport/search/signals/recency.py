@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 from semreport.search._index import F64, I64, IndexSnapshot
-from semreport.search.signals._base import Evidence, Prepared, Query, Signal, freeze
+from semreport.search.signals._base import Evidence, Page, Prepared, Query, Signal, freeze
 from semreport.wire import format_datetime
 
 __all__ = ["RecencySignal"]
@@ -35,10 +33,10 @@ class Position(Prepared):
     def compute_dense(self) -> F64:
         return self.values(np.arange(self.snap.n, dtype=np.int64))[0]
 
-    def explain(self, rows: Sequence[int]) -> list[Evidence]:
+    def explain(self, page: Page) -> list[Evidence]:
         recorded_at = self.snap.recorded_at
         out = []
-        for row in rows:
+        for row in page:
             at = recorded_at[row]
             out.append(freeze({"recorded_at": format_datetime(at) if at else None}))
         return out

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
 from typing import Final
 
 import numpy as np
@@ -11,7 +10,7 @@ import numpy as np
 from semreport.domain import FrozenDict
 from semreport.search._index import F64, I64, TITLE_WEIGHT, Bool, IndexSnapshot
 from semreport.search._select import MARGIN
-from semreport.search.signals._base import Evidence, Prepared, Query, Signal, freeze
+from semreport.search.signals._base import Evidence, Page, Prepared, Query, Signal, freeze
 
 __all__ = ["Bm25", "TextSignal"]
 
@@ -78,18 +77,18 @@ class Bm25(Prepared):
         names = self.snap.vocab.term_names
         return tuple(sorted(names[tid] for tid in self.surface))
 
-    def explain(self, rows: Sequence[int]) -> list[Evidence]:
+    def explain(self, page: Page) -> list[Evidence]:
         """The matched words of every page row, found at once (one binary search in all).
 
         A matched word that only an expansion brought in is also listed under
         ``expanded``, mapped to the query words it came from.
         """
-        if not self.surface or not rows:
-            return [_NO_TERMS] * len(rows)
+        if not self.surface or not page:
+            return [_NO_TERMS] * len(page)
         # Terms in order of the word shown, so each row's matched words come out sorted.
         terms = sorted(self.surface, key=self.surface.__getitem__)
         names = [self.surface[t] for t in terms]
-        flags: list[list[bool]] = self.snap.holds(terms, np.asarray(rows, np.int64)).T.tolist()
+        flags = page.holds(terms)
         if not self.expanded:
             return [
                 FrozenDict({"matched_terms": tuple(itertools.compress(names, held))})
