@@ -250,8 +250,10 @@ class TestCutConnections:
             return result
 
         monkeypatch.setattr(store, "_record", dies_before_commit)
-        with pytest.raises(StorageError, match="whether the batch was recorded is unknown"):
+        with pytest.raises(StorageError, match="whether the batch was recorded is unknown") as err:
             store.record(decisions(3))
+        # Like every other failure of this adapter, it names the backend and the server.
+        assert "the connection to PostgreSQL at postgresql://" in str(err.value)
         monkeypatch.undo()
         assert _ids(store) == []  # killed before the commit reached the server
         assert [d.sequence for d in store.record(decisions(3))] == [1, 2, 3]

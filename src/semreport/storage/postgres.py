@@ -625,9 +625,9 @@ class PostgresStorage(RecordReads):
             except _AmbiguousCommit as exc:
                 cause = exc.__cause__
                 raise StorageError(
-                    f"{what}: the connection to {self._url} was lost while committing, so "
-                    "whether the batch was recorded is unknown; read it back before "
-                    "retrying (a repeat of a recorded batch raises an already-recorded "
+                    f"{what}: the connection to PostgreSQL at {self._url} was lost while "
+                    "committing, so whether the batch was recorded is unknown; read it back "
+                    "before retrying (a repeat of a recorded batch raises an already-recorded "
                     f"error and records nothing): {cause}"
                 ) from cause
             except psycopg.errors.UniqueViolation as exc:
