@@ -95,20 +95,9 @@ class Pair:
         """A 95% paired bootstrap interval of :attr:`ratio` (percentiles; NaN without queries).
 
         Each resample draws the queries with replacement, the same draw for both
-        sides, and takes the ratio of the two means.
+        sides, and takes the ratio of the two means (:func:`mean_interval` of one).
         """
-        ours = np.asarray(self.ours_each, dtype=np.float64)
-        peer = np.asarray(self.peer_each, dtype=np.float64)
-        if not len(ours):
-            return float("nan"), float("nan")
-        draws = np.random.default_rng(seed).integers(0, len(ours), size=(resamples, len(ours)))
-        sums = peer[draws].sum(axis=1)
-        kept = sums > 0
-        ratios = ours[draws].sum(axis=1)[kept] / sums[kept]
-        if not len(ratios):
-            return float("nan"), float("nan")
-        low, high = np.percentile(ratios, [2.5, 97.5])
-        return float(low), float(high)
+        return mean_interval([self], resamples, seed)
 
 
 @attrs.frozen

@@ -727,34 +727,41 @@ class IndexSnapshot:
 
     def rows_terms(self, rows: Sequence[int]) -> list[tuple[I64, F64]]:
         """:meth:`row_terms` of each of ``rows``, read together."""
-        asked = np.asarray(rows, dtype=np.int64)
-        out: list[tuple[I64, F64]] = [(_EMPTY_I64, _EMPTY_F64)] * len(asked)
-        for segment, inside in self._segments_of(asked):
-            positions, owners = segment.row_postings(asked[inside] - segment.start)
-            terms = (np.searchsorted(segment.indptr, positions, side="right") - 1).astype(np.int64)
+        out: list[tuple[I64, F64]] = [(_EMPTY_I64, _EMPTY_F64)] * len(rows)
+        for segment, slots, terms, positions, ends in self._row_postings(rows):
             tfs = segment.tfs[positions].astype(np.float64)
-            ends: list[int] = np.cumsum(np.bincount(owners, minlength=len(inside))).tolist()
             start = 0
-            for slot, end in zip(inside.tolist(), ends, strict=True):
+            for slot, end in zip(slots, ends, strict=True):
                 out[slot] = (terms[start:end], tfs[start:end])
                 start = end
         return out
 
     def held_terms(self, rows: Sequence[int]) -> list[frozenset[int]]:
         """The term ids each of ``rows`` holds (what a page's explanations ask about)."""
+        out: list[frozenset[int]] = [frozenset()] * len(rows)
+        for _, slots, terms, _, ends in self._row_postings(rows):
+            held: list[int] = terms.tolist()
+            start = 0
+            for slot, end in zip(slots, ends, strict=True):
+                out[slot] = frozenset(held[start:end])
+                start = end
+        return out
+
+    def _row_postings(
+        self, rows: Sequence[int]
+    ) -> Iterator[tuple[_Segment, list[int], I64, I64, list[int]]]:
+        """Per segment holding some of ``rows``, their postings read row-major.
+
+        Yields the segment, the indices into ``rows`` of its rows, and for
+        their postings (row after row, each row's in term order) the term ids
+        and the positions, with the end of each row's run.
+        """
         asked = np.asarray(rows, dtype=np.int64)
-        out: list[frozenset[int]] = [frozenset()] * len(asked)
         for segment, inside in self._segments_of(asked):
             positions, owners = segment.row_postings(asked[inside] - segment.start)
             found = np.searchsorted(segment.indptr, positions, side="right") - 1
-            terms: list[int] = found.tolist()
-            # Row after row: each row's terms end where the next row's begin.
-            ends: list[int] = np.searchsorted(owners, np.arange(1, len(inside) + 1)).tolist()
-            start = 0
-            for slot, end in zip(inside.tolist(), ends, strict=True):
-                out[slot] = frozenset(terms[start:end])
-                start = end
-        return out
+            ends: list[int] = np.cumsum(np.bincount(owners, minlength=len(inside))).tolist()
+            yield segment, inside.tolist(), found.astype(np.int64, copy=False), positions, ends
 
     @functools.cached_property
     def term_totals(self) -> F64:
