@@ -166,13 +166,17 @@ def backend_pids(application_name: str) -> list[int]:
     return [row[0] for row in rows]
 
 
-def terminate_backends(application_name: str) -> int:
-    """Kill every server backend of connections named ``application_name``."""
+def terminate_backends(application_name: str, *, wait: bool = False) -> int:
+    """Kill every server backend of connections named ``application_name``.
+
+    With ``wait``, return only once each backend has exited (up to a minute
+    each), so that the next statement on a killed connection fails for sure.
+    """
     with admin_connect() as conn:
         rows = conn.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            "SELECT pg_terminate_backend(pid, %s) FROM pg_stat_activity"
             " WHERE application_name = %s AND pid <> pg_backend_pid()",
-            (application_name,),
+            (60_000 if wait else 0, application_name),
         ).fetchall()
     return sum(1 for (killed,) in rows if killed)
 
