@@ -23,12 +23,14 @@ Many service processes may append to and read from one database at once:
   naming it. New rows store the canonical bytes themselves when they are
   lossless, so the check is one ``hashlib`` call.
 - Connections are checked when taken from the pool, so a restarted server or
-  a killed backend costs one reconnect. A call whose connection is lost before
-  its commit is retried once on a fresh connection; a commit whose answer is
-  lost raises :class:`~semreport.StorageError` saying so (a repeat of that
-  batch raises :class:`~semreport.DecisionAlreadyRecorded` if it did commit,
-  so nothing is ever recorded twice). A server that does not answer fails the
-  call once, after ``pool_timeout``: waiting for a connection is never retried.
+  a killed backend costs one reconnect: once one connection is found broken,
+  every idle one is checked at once, rather than one per backed-off retry. A
+  call whose connection is lost before its commit is retried once on a fresh
+  connection; a commit whose answer is lost raises
+  :class:`~semreport.StorageError` saying so (a repeat of that batch raises
+  :class:`~semreport.DecisionAlreadyRecorded` if it did commit, so nothing is
+  ever recorded twice). A server that does not answer fails the call once,
+  after ``pool_timeout``: waiting for a connection is never retried.
 - Nothing waits without bound: every connection runs with ``lock_timeout``
   (a writer waiting for a project's lock), ``idle_in_transaction_session_timeout``
   (the server ends a session that stalls inside a transaction, releasing its
@@ -447,7 +449,7 @@ class PostgresStorage(RecordReads):
             timeout=pool_timeout,
             kwargs={"autocommit": True},
             configure=self._configure,
-            check=ConnectionPool.check_connection,
+            check=self._check,
             open=False,
             name=f"semreport:{schema}",
         )
@@ -480,6 +482,22 @@ class PostgresStorage(RecordReads):
             " set_config('statement_timeout', %s, false)",
             [str(self._limits[name]) for name in _TIMEOUTS[:3]],
         )
+
+    def _check(self, conn: psycopg.Connection[Any]) -> None:
+        """Check a connection taken from the pool; on a broken one, check every idle one.
+
+        One broken connection usually means a restarted server or cut network,
+        which broke its idle siblings too. The pool waits longer before each
+        new check (no wait, then 1, 2, 4 s...), so finding them one by one
+        would make a call wait seconds, or time out, with a large pool;
+        checking the idle ones at once lets the call wait for one fresh
+        connection instead.
+        """
+        try:
+            ConnectionPool.check_connection(conn)
+        except Exception:
+            self._pool.check()
+            raise
 
     @property
     def pool(self) -> ConnectionPool[psycopg.Connection[Any]]:
