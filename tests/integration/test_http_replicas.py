@@ -4,7 +4,9 @@ Three processes share one database: a writer appends decisions through the
 library, two HTTP servers read. After each append, both readers follow the
 log to the writer's latest sequence number; a cursor issued by one reader is
 valid at the other, and still valid at a reader restarted with the same key.
-A ``--workers 2`` server shares one key among its worker processes.
+A ``--workers 2`` server shares one key among its worker processes, spreads
+keep-alive connections over them, replaces a worker that dies, and stops
+when its workers cannot start.
 """
 
 from __future__ import annotations
@@ -204,6 +206,11 @@ class TestReplicasOnPostgres:
             writer.close()
 
 
+_LINUX = pytest.mark.skipif(
+    sys.platform != "linux", reason="workers share the port with SO_REUSEPORT on Linux (/proc)"
+)
+
+
 @pytest.mark.slow
 class TestWorkerProcesses:
     """``--workers 2``: one key drawn at start-up, handed to both workers."""
@@ -221,3 +228,118 @@ class TestWorkerProcesses:
             assert reader.get("/healthz").status_code == 200
         finally:
             reader.stop()
+
+    @_LINUX
+    def test_keep_alive_connections_are_spread_over_the_workers(self, tmp_path: Path) -> None:
+        url = f"sqlite:///{tmp_path / 'spread.db'}"
+        semreport.open(url).close()
+        reader = Reader(url, None, "--workers", "2").start()
+        assert reader.process is not None
+        clients = [httpx.Client(base_url=reader.base, headers=AUTH) for _ in range(32)]
+        try:
+            _wait_for_listeners(reader.port, 2)
+            for client in clients:  # 32 connections opened, each kept alive
+                assert client.get("/healthz").status_code == 200
+            held = _connections_by_process(_workers_of(reader.process.pid), reader.port)
+            # Each connection lands on a worker by a hash of its addresses: all 32 on one
+            # worker would happen once in 2**31 runs; with one shared socket it was the rule.
+            assert len(held) == 2
+            assert sum(held.values()) == 32
+            assert min(held.values()) >= 1
+        finally:
+            for client in clients:
+                client.close()
+            reader.stop()
+
+    @_LINUX
+    def test_a_worker_that_dies_is_replaced(self, tmp_path: Path) -> None:
+        url = f"sqlite:///{tmp_path / 'replaced.db'}"
+        with semreport.open(url) as seed:
+            seed.record(sample_decisions("p-1", 10))
+        reader = Reader(url, None, "--workers", "2").start()
+        assert reader.process is not None
+        try:
+            _wait_for_listeners(reader.port, 2)
+            first = _workers_of(reader.process.pid)
+            assert len(first) == 2
+            os.kill(first[0], signal.SIGKILL)
+            deadline = time.monotonic() + 60
+            while True:  # until the supervisor has started another
+                now = _workers_of(reader.process.pid)
+                if len(now) == 2 and first[0] not in now:
+                    break
+                assert time.monotonic() < deadline, "no worker replaced the killed one"
+                time.sleep(0.1)
+            _wait_for_listeners(reader.port, 2)
+            for _ in range(8):  # new connections reach both workers, each serving
+                assert reader.get("/projects/p-1/semantic/signals").status_code == 200
+        finally:
+            reader.stop()
+
+    @_LINUX
+    def test_workers_that_cannot_start_stop_the_server(self, tmp_path: Path) -> None:
+        # The storage does not exist and a server never creates one: every worker fails
+        # to start, and the server exits with uvicorn's start-up failure status (3)
+        # rather than starting workers again and again.
+        missing = f"sqlite:///{tmp_path / 'missing.db'}"
+        command = [
+            *(sys.executable, "-m", "semreport.http", "--url", missing, "--workers", "2"),
+            *("--port", str(_free_port()), "--dev-token", TOKEN, "--log-level", "warning"),
+        ]
+        result = subprocess.run(command, check=False, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 3
+        assert "failed to start" in result.stderr
+        assert "StorageNotFound" in result.stderr
+
+
+def _workers_of(pid: int) -> list[int]:
+    """The worker processes a server's supervisor started (its children serving uvicorn)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    workers = []
+    for child in map(int, children):
+        try:
+            command = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
+        except FileNotFoundError:  # exited meanwhile
+            continue
+        if b"multiprocessing.spawn" in b" ".join(command) and b"resource_tracker" not in b"".join(
+            command
+        ):
+            workers.append(child)
+    return sorted(workers)
+
+
+def _sockets(port: int, state: str) -> set[str]:
+    """Inodes of the TCP sockets on local ``port`` in ``state`` (01 established, 0A listening)."""
+    found: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == state:
+                found.add(fields[9])
+    return found
+
+
+def _wait_for_listeners(port: int, count: int) -> None:
+    """Until ``count`` sockets listen on ``port`` (each worker listens once it has started)."""
+    deadline = time.monotonic() + 60
+    while len(_sockets(port, "0A")) != count:
+        assert time.monotonic() < deadline, f"not {count} sockets listening on {port}"
+        time.sleep(0.1)
+
+
+def _connections_by_process(pids: list[int], port: int) -> dict[int, int]:
+    """How many established TCP connections to ``port`` each of ``pids`` holds open."""
+    established = _sockets(port, "01")
+    held: dict[int, int] = {}
+    for pid in pids:
+        count = 0
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                target = os.readlink(fd)
+            except FileNotFoundError:
+                continue
+            if target.startswith("socket:[") and target[8:-1] in established:
+                count += 1
+        if count:
+            held[pid] = count
+    return held

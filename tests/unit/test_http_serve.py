@@ -182,22 +182,21 @@ class TestWorkers:
     ) -> dict[str, Any]:
         seen: dict[str, Any] = {}
 
-        def fake_run(app: Any, **kwargs: Any) -> None:
-            seen["app"] = app
-            seen.update(kwargs)
+        def fake_run(app: str, workers: int, options: dict[str, Any]) -> None:
+            seen.update(options, app=app, workers=workers)
             seen["config"] = os.environ[serve_module._WORKER_ENV]
 
-        monkeypatch.setattr(serve_module.uvicorn, "run", fake_run)
+        monkeypatch.setattr(serve_module, "run_workers", fake_run)
         monkeypatch.delenv(serve_module._WORKER_ENV, raising=False)
         serve_module.serve(url, authenticator=AuthSettings(dev_token="tok"), workers=3, **options)
         return seen
 
-    def test_uvicorn_gets_the_factory_and_the_workers(
+    def test_the_supervisor_gets_the_factory_and_the_workers(
         self, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         seen = self._serve_workers(monkeypatch, "memory://")
         assert seen["app"] == "semreport.http._serve:worker_app"
-        assert (seen["factory"], seen["workers"]) == (True, 3)
+        assert seen["workers"] == 3
         assert seen["access_log"] is False  # ours replaces uvicorn's
         assert seen["limit_concurrency"] == serve_module.DEFAULT_LIMIT_CONCURRENCY
         assert seen["http"].keywords == {"header_timeout": serve_module.DEFAULT_HEADER_TIMEOUT}
@@ -240,7 +239,7 @@ class TestWorkers:
             serve_module.serve("memory://", authenticator=auth, workers=0)
 
     def test_storage_options_must_be_json(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setattr(serve_module.uvicorn, "run", lambda *a, **k: None)
+        monkeypatch.setattr(serve_module, "run_workers", lambda *a, **k: None)
         with pytest.raises(ConfigurationError, match="JSON"):
             serve_module.serve(
                 "memory://", authenticator=AuthSettings(dev_token="t"), workers=2, clock=object()

@@ -1,9 +1,10 @@
 """Run the application with uvicorn: :func:`serve` and ``python -m semreport.http``.
 
 One process serves with its own facade; ``workers=N`` starts N worker
-processes (uvicorn's supervisor, the gunicorn meaning of the word), each
-opening the same storage with the same cursor key, so that a cursor from one
-process is valid at every other and after a restart.
+processes (the gunicorn meaning of the word; see :mod:`semreport.http._workers`
+for how they share the port), each opening the same storage with the same
+cursor key, so that a cursor from one process is valid at every other and
+after a restart.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from semreport.domain import Authenticator, ConfigurationError, Principal
 from semreport.http._app import DEFAULT_HEAVY, DEFAULT_LIGHT, create_app
 from semreport.http._auth import OIDCAuthenticator, StaticTokenAuthenticator
 from semreport.http._lanes import ExecutorLimits
+from semreport.http._workers import run_workers
 
 __all__ = [
     "CURSOR_KEY_ENV",
@@ -297,7 +299,7 @@ def serve(
             raise ConfigurationError(
                 f"storage options must be JSON values with several workers: {exc}"
             ) from None
-        uvicorn.run(f"{__name__}:worker_app", factory=True, workers=workers, **options)
+        run_workers(f"{__name__}:worker_app", workers, options)
         return
     auth = authenticator.build() if isinstance(authenticator, AuthSettings) else authenticator
     if switch_interval is not None:
