@@ -148,18 +148,14 @@ def _stop_all(processes: list[multiprocessing.process.BaseProcess]) -> None:
 
 def _serve_one(app: str, options: dict[str, Any], port: int) -> None:  # pragma: no cover
     """One worker: its own socket on the shared port, one uvicorn server (runs in the child)."""
-    try:
-        sock = bind_shared(str(options.get("host", "127.0.0.1")), port)
-    except OSError:
-        _logger.exception("Worker [%d] failed to start", os.getpid())
-        sys.exit(STARTUP_FAILURE)
     server = uvicorn.Server(uvicorn.Config(app, factory=True, **{**options, "port": port}))
     try:
-        server.run(sockets=[sock])
+        server.run(sockets=[bind_shared(str(options.get("host", "127.0.0.1")), port)])
     except Exception:
         if server.started:
             raise
-        # The factory raised (a missing storage, say): uvicorn lets that through.
+        # The port could not be bound, or the factory raised (a missing storage,
+        # say): uvicorn lets the factory's error through.
         _logger.exception("Worker [%d] failed to start", os.getpid())
     if not server.started:
         sys.exit(STARTUP_FAILURE)
