@@ -5,8 +5,9 @@ library, two HTTP servers read. After each append, both readers follow the
 log to the writer's latest sequence number; a cursor issued by one reader is
 valid at the other, and still valid at a reader restarted with the same key.
 A ``--workers 2`` server shares one key among its worker processes, spreads
-keep-alive connections over them, replaces a worker that dies, and stops
-when its workers cannot start.
+keep-alive connections over them, replaces a worker that dies or stops
+answering its health check, replaces every worker on SIGHUP, adds and
+retires one on SIGTTIN and SIGTTOU, and stops when its workers cannot start.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -277,6 +279,63 @@ class TestWorkerProcesses:
             reader.stop()
 
     @_LINUX
+    def test_a_worker_that_stops_answering_is_replaced(self, tmp_path: Path) -> None:
+        url = f"sqlite:///{tmp_path / 'hung.db'}"
+        with semreport.open(url) as seed:
+            seed.record(sample_decisions("p-1", 10))
+        extra = ("--workers", "2", "--timeout-worker-healthcheck", "1")
+        reader = Reader(url, None, *extra).start()
+        assert reader.process is not None
+        try:
+            _wait_for_listeners(reader.port, 2)
+            first = _workers_of(reader.process.pid)
+            os.kill(first[0], signal.SIGSTOP)  # alive, but it runs no more
+            _wait_for_workers(reader.process.pid, lambda now: len(now) == 2 and first[0] not in now)
+            _wait_for_listeners(reader.port, 2)
+            for _ in range(8):
+                assert reader.get("/projects/p-1/semantic/signals").status_code == 200
+        finally:
+            reader.stop()
+
+    @_LINUX
+    def test_sighup_replaces_every_worker(self, tmp_path: Path) -> None:
+        url = f"sqlite:///{tmp_path / 'restart.db'}"
+        with semreport.open(url) as seed:
+            seed.record(sample_decisions("p-1", 10))
+        reader = Reader(url, None, "--workers", "2").start()
+        assert reader.process is not None
+        try:
+            _wait_for_listeners(reader.port, 2)
+            first = set(_workers_of(reader.process.pid))
+            reader.process.send_signal(signal.SIGHUP)
+            _wait_for_workers(
+                reader.process.pid, lambda now: len(now) == 2 and not first & set(now)
+            )
+            _wait_for_listeners(reader.port, 2)
+            for _ in range(8):
+                assert reader.get("/projects/p-1/semantic/signals").status_code == 200
+        finally:
+            reader.stop()
+
+    @_LINUX
+    def test_sigttin_adds_a_worker_and_sigttou_retires_one(self, tmp_path: Path) -> None:
+        url = f"sqlite:///{tmp_path / 'scale.db'}"
+        semreport.open(url).close()
+        reader = Reader(url, None, "--workers", "2").start()
+        assert reader.process is not None
+        try:
+            _wait_for_listeners(reader.port, 2)
+            reader.process.send_signal(signal.SIGTTIN)
+            _wait_for_workers(reader.process.pid, lambda now: len(now) == 3)
+            _wait_for_listeners(reader.port, 3)
+            reader.process.send_signal(signal.SIGTTOU)
+            _wait_for_workers(reader.process.pid, lambda now: len(now) == 2)
+            _wait_for_listeners(reader.port, 2)
+            assert reader.get("/healthz").status_code == 200
+        finally:
+            reader.stop()
+
+    @_LINUX
     def test_workers_that_cannot_start_stop_the_server(self, tmp_path: Path) -> None:
         # The storage does not exist and a server never creates one: every worker fails
         # to start, and the server exits with uvicorn's start-up failure status (3)
@@ -306,6 +365,14 @@ def _workers_of(pid: int) -> list[int]:
         ):
             workers.append(child)
     return sorted(workers)
+
+
+def _wait_for_workers(pid: int, done: Callable[[list[int]], bool]) -> None:
+    """Until the server's worker processes are as ``done`` wants them."""
+    deadline = time.monotonic() + 60
+    while not done(now := _workers_of(pid)):
+        assert time.monotonic() < deadline, f"the workers stayed {now}"
+        time.sleep(0.1)
 
 
 def _sockets(port: int, state: str) -> set[str]:

@@ -42,6 +42,7 @@ class TestServe:
         assert call["switch_interval"] == 0.001
         assert (call["limit_concurrency"], call["timeout_keep_alive"]) == (1024, 5)
         assert call["header_timeout"] == 10.0
+        assert call["timeout_worker_healthcheck"] == 5
         assert call["authenticator"].authenticate("s3cret").subject == "dev"
         assert "serving memory:// on http://127.0.0.1:8123" in result.stderr
 

@@ -149,9 +149,10 @@ class TestMain:
             serve_module, "serve", lambda url, **kw: calls.append({"url": url, **kw})
         )
         argv = ["--url", "memory://", "--port", "9000", "--dev-token", "tok"]
-        assert serve_module.main(argv) == 0
+        assert serve_module.main([*argv, "--timeout-worker-healthcheck", "7"]) == 0
         assert calls[0]["url"] == "memory://"
         assert calls[0]["port"] == 9000
+        assert calls[0]["timeout_worker_healthcheck"] == 7
         assert isinstance(calls[0]["authenticator"], StaticTokenAuthenticator)
 
     def test_main_reads_the_environment(self, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -200,7 +201,16 @@ class TestWorkers:
         assert seen["access_log"] is False  # ours replaces uvicorn's
         assert seen["limit_concurrency"] == serve_module.DEFAULT_LIMIT_CONCURRENCY
         assert seen["http"].keywords == {"header_timeout": serve_module.DEFAULT_HEADER_TIMEOUT}
+        assert seen["timeout_worker_healthcheck"] == 5
         assert json.loads(seen["config"])["switch_interval"] == 0.001
+
+    def test_the_health_check_timeout_is_handed_to_the_supervisor(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        seen = self._serve_workers(monkeypatch, "memory://", timeout_worker_healthcheck=12)
+        assert seen["timeout_worker_healthcheck"] == 12
+        with pytest.raises(ConfigurationError, match="at least 1 second"):
+            self._serve_workers(monkeypatch, "memory://", timeout_worker_healthcheck=0)
 
     def test_workers_share_one_cursor_key(
         self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path

@@ -80,6 +80,14 @@ __all__ = ["serve"]
     help="Seconds a client has to send a request's headers.",
 )
 @click.option(
+    "--timeout-worker-healthcheck",
+    type=click.IntRange(1, 3600),
+    default=5,
+    show_default=True,
+    help="With several workers: seconds a worker has to answer the supervisor's health check "
+    "before it is killed and replaced.",
+)
+@click.option(
     "--switch-interval",
     type=click.FloatRange(0.0, 1.0),
     default=0.001,
@@ -135,6 +143,7 @@ def serve(
     limit_concurrency: int,
     timeout_keep_alive: int,
     header_timeout: float,
+    timeout_worker_healthcheck: int,
     switch_interval: float,
     metrics: bool,
     log_level: str,
@@ -182,6 +191,7 @@ def serve(
         "limit_concurrency": limit_concurrency or None,
         "timeout_keep_alive": timeout_keep_alive,
         "header_timeout": header_timeout,
+        "timeout_worker_healthcheck": timeout_worker_healthcheck,
         "switch_interval": switch_interval or None,
         "metrics": metrics,
         "log_level": log_level,

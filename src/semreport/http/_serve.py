@@ -32,7 +32,7 @@ from semreport.domain import Authenticator, ConfigurationError, Principal
 from semreport.http._app import DEFAULT_HEAVY, DEFAULT_LIGHT, create_app
 from semreport.http._auth import OIDCAuthenticator, StaticTokenAuthenticator
 from semreport.http._lanes import ExecutorLimits
-from semreport.http._workers import run_workers
+from semreport.http._workers import HEALTHCHECK_TIMEOUT, run_workers
 
 __all__ = [
     "CURSOR_KEY_ENV",
@@ -218,6 +218,7 @@ def serve(
     limit_concurrency: int | None = DEFAULT_LIMIT_CONCURRENCY,
     timeout_keep_alive: int = DEFAULT_KEEP_ALIVE,
     header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+    timeout_worker_healthcheck: int = HEALTHCHECK_TIMEOUT,
     switch_interval: float | None = DEFAULT_SWITCH_INTERVAL,
     metrics: bool = False,
     access_log: bool = True,
@@ -246,6 +247,9 @@ def serve(
             before uvicorn answers 503; ``None`` for no limit.
         timeout_keep_alive: Seconds an idle keep-alive connection is kept.
         header_timeout: Seconds a client has to send a request's headers.
+        timeout_worker_healthcheck: With several workers, seconds a worker has
+            to answer the supervisor's health check before it is killed and
+            replaced.
         switch_interval: The serving processes' ``sys.setswitchinterval`` (see
             :data:`DEFAULT_SWITCH_INTERVAL`); ``None`` leaves Python's default.
         metrics: Serve Prometheus metrics at ``/metrics``.
@@ -261,6 +265,8 @@ def serve(
         raise ConfigurationError("give serve() a storage url or an open service, not both")
     if workers < 1:
         raise ConfigurationError("workers must be at least 1")
+    if timeout_worker_healthcheck < 1:
+        raise ConfigurationError("timeout_worker_healthcheck must be at least 1 second")
     options: dict[str, Any] = {
         "host": host,
         "port": port,
@@ -269,6 +275,7 @@ def serve(
         "access_log": not access_log,
         "limit_concurrency": limit_concurrency,
         "timeout_keep_alive": timeout_keep_alive,
+        "timeout_worker_healthcheck": timeout_worker_healthcheck,
         "http": functools.partial(HeaderTimeoutProtocol, header_timeout=header_timeout),
     }
     app_options: dict[str, Any] = {
@@ -376,6 +383,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit-concurrency", type=int, default=DEFAULT_LIMIT_CONCURRENCY)
     parser.add_argument("--timeout-keep-alive", type=int, default=DEFAULT_KEEP_ALIVE)
     parser.add_argument("--header-timeout", type=float, default=DEFAULT_HEADER_TIMEOUT)
+    parser.add_argument("--timeout-worker-healthcheck", type=int, default=HEALTHCHECK_TIMEOUT)
     parser.add_argument("--switch-interval", type=float, default=DEFAULT_SWITCH_INTERVAL)
     parser.add_argument("--metrics", action="store_true", help="serve /metrics (Prometheus)")
     parser.add_argument("--log-level", default="info")
@@ -421,6 +429,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         limit_concurrency=args.limit_concurrency or None,
         timeout_keep_alive=args.timeout_keep_alive,
         header_timeout=args.header_timeout,
+        timeout_worker_healthcheck=args.timeout_worker_healthcheck,
         switch_interval=args.switch_interval or None,
         metrics=args.metrics,
         log_level=args.log_level,
