@@ -174,6 +174,21 @@ class TestMain:
         assert exc.value.code == 2
         assert "authentication" in capsys.readouterr().err
 
+    @pytest.mark.parametrize(
+        ("option", "message"),
+        [
+            (["--workers", "0"], "workers must be at least 1"),
+            (["--timeout-worker-healthcheck", "0"], "at least 1 second"),
+        ],
+    )
+    def test_main_refuses_options_out_of_range(
+        self, option: list[str], message: str, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        with pytest.raises(SystemExit) as exc:
+            serve_module.main(["--url", "memory://", "--dev-token", "tok", *option])
+        assert exc.value.code == 2
+        assert message in capsys.readouterr().err
+
 
 class TestWorkers:
     """Several worker processes: one key for all, each opening the storage itself."""

@@ -417,21 +417,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         heavy = ExecutorLimits(args.heavy_threads, args.heavy_queue)
     except (ConfigurationError, ValueError) as exc:
         parser.error(str(exc))
-    serve(
-        args.url,
-        authenticator=settings if args.workers > 1 else authenticator,
-        host=args.host,
-        port=args.port,
-        workers=args.workers,
-        light=light,
-        heavy=heavy,
-        cursor_key=cursor_key,
-        limit_concurrency=args.limit_concurrency or None,
-        timeout_keep_alive=args.timeout_keep_alive,
-        header_timeout=args.header_timeout,
-        timeout_worker_healthcheck=args.timeout_worker_healthcheck,
-        switch_interval=args.switch_interval or None,
-        metrics=args.metrics,
-        log_level=args.log_level,
-    )
+    try:
+        serve(
+            args.url,
+            authenticator=settings if args.workers > 1 else authenticator,
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            light=light,
+            heavy=heavy,
+            cursor_key=cursor_key,
+            limit_concurrency=args.limit_concurrency or None,
+            timeout_keep_alive=args.timeout_keep_alive,
+            header_timeout=args.header_timeout,
+            timeout_worker_healthcheck=args.timeout_worker_healthcheck,
+            switch_interval=args.switch_interval or None,
+            metrics=args.metrics,
+            log_level=args.log_level,
+        )
+    except ConfigurationError as exc:  # an option out of range (--workers 0, say)
+        parser.error(str(exc))
     return 0
