@@ -254,33 +254,10 @@ class TestWorkerProcesses:
             reader.stop()
 
     @_LINUX
-    def test_a_worker_that_dies_is_replaced(self, tmp_path: Path) -> None:
+    @pytest.mark.parametrize("event", ["killed", "stopped", "sighup"])
+    def test_workers_are_replaced(self, tmp_path: Path, event: str) -> None:
+        """A worker killed or stopped (alive, but no longer answering); every one on SIGHUP."""
         url = f"sqlite:///{tmp_path / 'replaced.db'}"
-        with semreport.open(url) as seed:
-            seed.record(sample_decisions("p-1", 10))
-        reader = Reader(url, None, "--workers", "2").start()
-        assert reader.process is not None
-        try:
-            _wait_for_listeners(reader.port, 2)
-            first = _workers_of(reader.process.pid)
-            assert len(first) == 2
-            os.kill(first[0], signal.SIGKILL)
-            deadline = time.monotonic() + 60
-            while True:  # until the supervisor has started another
-                now = _workers_of(reader.process.pid)
-                if len(now) == 2 and first[0] not in now:
-                    break
-                assert time.monotonic() < deadline, "no worker replaced the killed one"
-                time.sleep(0.1)
-            _wait_for_listeners(reader.port, 2)
-            for _ in range(8):  # new connections reach both workers, each serving
-                assert reader.get("/projects/p-1/semantic/signals").status_code == 200
-        finally:
-            reader.stop()
-
-    @_LINUX
-    def test_a_worker_that_stops_answering_is_replaced(self, tmp_path: Path) -> None:
-        url = f"sqlite:///{tmp_path / 'hung.db'}"
         with semreport.open(url) as seed:
             seed.record(sample_decisions("p-1", 10))
         extra = ("--workers", "2", "--timeout-worker-healthcheck", "1")
@@ -289,30 +266,18 @@ class TestWorkerProcesses:
         try:
             _wait_for_listeners(reader.port, 2)
             first = _workers_of(reader.process.pid)
-            os.kill(first[0], signal.SIGSTOP)  # alive, but it runs no more
-            _wait_for_workers(reader.process.pid, lambda now: len(now) == 2 and first[0] not in now)
+            assert len(first) == 2
+            gone = {first[0]}
+            if event == "killed":
+                os.kill(first[0], signal.SIGKILL)
+            elif event == "stopped":
+                os.kill(first[0], signal.SIGSTOP)  # it answers no more health checks
+            else:
+                reader.process.send_signal(signal.SIGHUP)
+                gone = set(first)
+            _wait_for_workers(reader.process.pid, lambda now: len(now) == 2 and not gone & set(now))
             _wait_for_listeners(reader.port, 2)
-            for _ in range(8):
-                assert reader.get("/projects/p-1/semantic/signals").status_code == 200
-        finally:
-            reader.stop()
-
-    @_LINUX
-    def test_sighup_replaces_every_worker(self, tmp_path: Path) -> None:
-        url = f"sqlite:///{tmp_path / 'restart.db'}"
-        with semreport.open(url) as seed:
-            seed.record(sample_decisions("p-1", 10))
-        reader = Reader(url, None, "--workers", "2").start()
-        assert reader.process is not None
-        try:
-            _wait_for_listeners(reader.port, 2)
-            first = set(_workers_of(reader.process.pid))
-            reader.process.send_signal(signal.SIGHUP)
-            _wait_for_workers(
-                reader.process.pid, lambda now: len(now) == 2 and not first & set(now)
-            )
-            _wait_for_listeners(reader.port, 2)
-            for _ in range(8):
+            for _ in range(8):  # new connections reach both workers, each serving
                 assert reader.get("/projects/p-1/semantic/signals").status_code == 200
         finally:
             reader.stop()
