@@ -293,13 +293,35 @@ class TestSupervisor:
         assert "Received SIGTTOU: one worker fewer, 1 in all" in logged
         assert "Received SIGTTOU: one worker left, kept" in logged
 
-    def test_a_new_worker_has_longer_for_its_first_answer(self) -> None:
+    def test_when_a_worker_is_due_a_ping_or_overdue(self) -> None:
         supervisor = _workers._Supervisor("m:factory", _OPTIONS, 8000, healthcheck=2.0)
         try:
             worker = _workers._Worker(process=None, conn=None)  # type: ignore[arg-type]
-            assert supervisor._limit(worker) == _workers.START_TIMEOUT
-            worker.answered_at = 0.0
-            assert supervisor._limit(worker) == 2.0
+            assert supervisor._due(worker, 100.0) == 100.0  # just started: pinged at once
+            worker.pinged_at = 100.0
+            # Not answered yet: it may still be starting.
+            assert supervisor._due(worker, 101.0) == 100.0 + _workers.START_TIMEOUT
+            worker.pinged_at, worker.answered_at = None, 103.0
+            assert supervisor._due(worker, 103.5) == 103.0 + _workers.PING_EVERY
+            worker.pinged_at = 104.0
+            assert supervisor._due(worker, 105.0) == 106.0  # answered before: the health check
+        finally:
+            supervisor.close()
+
+    def test_a_worker_not_due_is_left_alone(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        sent: list[object] = []
+        conn = types.SimpleNamespace(send=sent.append)
+        supervisor = _workers._Supervisor("m:factory", _OPTIONS, 8000, healthcheck=2.0)
+        try:
+            worker = _workers._Worker(process=None, conn=conn)  # type: ignore[arg-type]
+            supervisor.workers.append(worker)
+            monkeypatch.setattr(_workers.time, "monotonic", lambda: 50.0)
+            worker.answered_at = 49.5  # answered half a second ago
+            supervisor._check_health()
+            assert (sent, worker.pinged_at) == ([], None)
+            worker.answered_at = 49.0  # a second ago: due its next ping
+            supervisor._check_health()
+            assert (sent, worker.pinged_at) == ([b"ping"], 50.0)
         finally:
             supervisor.close()
 

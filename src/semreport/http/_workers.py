@@ -206,14 +206,16 @@ class _Supervisor:
                 pass
 
     def _next_check(self) -> float:
+        """Seconds until a worker is due a ping, or has left one unanswered too long."""
         now = time.monotonic()
-        due = [
-            worker.pinged_at + self._limit(worker)
-            if worker.pinged_at is not None
-            else (worker.answered_at or now) + PING_EVERY
-            for worker in self.workers
-        ]
-        return max(0.0, min(due, default=now + PING_EVERY) - now)
+        return max(0.0, min((self._due(w, now) for w in self.workers), default=now) - now)
+
+    def _due(self, worker: _Worker, now: float) -> float:
+        if worker.pinged_at is not None:
+            return worker.pinged_at + self._limit(worker)
+        if worker.answered_at is None:  # just started: pinged at once
+            return now
+        return worker.answered_at + PING_EVERY
 
     def _reap(self) -> bool:
         """Replace each worker that exited; ``False`` when one could not start (stopping)."""
@@ -239,10 +241,11 @@ class _Supervisor:
         """Ping the workers due; kill and replace one that left a ping unanswered too long."""
         now = time.monotonic()
         for slot, worker in enumerate(self.workers):
+            if self._due(worker, now) > now:
+                continue
             if worker.pinged_at is None:
-                if worker.answered_at is None or now - worker.answered_at >= PING_EVERY:
-                    _ping(worker, now)
-            elif now - worker.pinged_at >= self._limit(worker):
+                _ping(worker, now)
+            else:
                 _logger.error(
                     "Worker [%d] did not answer the health check within %g s; killing it",
                     worker.process.pid,
