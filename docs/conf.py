@@ -33,7 +33,9 @@ extensions = [
 
 source_suffix = {".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "notebooks", "**/.ipynb_checkpoints"]
+# search.md points repository readers to searching.md; on the site it would be
+# shadowed by the builder's own search.html, so it is left out.
+exclude_patterns = ["_build", "notebooks", "**/.ipynb_checkpoints", "search.md"]
 
 # A code block that shows an elided example ("{ ... }") cannot be lexed as its
 # language; Pygments then shows it plainly, which is what such a block needs.
