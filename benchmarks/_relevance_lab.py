@@ -26,12 +26,18 @@ heuristic adds per query, through the public facade at N synthetic decisions
 (default 100,000): every query is timed with the defaults and with the
 heuristic weighted out, in alternation, explanations read; CPU time of the
 process (``time.process_time``), medians over 200 queries after 20 warm-ups.
+
+``python -m benchmarks._relevance_lab --short`` asks ``find`` (the library's
+defaults, through the public facade, as ``bench_quality`` does) each query cut
+to its first 2, 4 and 8 words that are not stop words, beside bm25s with the
+same words: how far the gains hold for short queries.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import re
 import statistics
 import sys
 import time
@@ -39,14 +45,15 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+import attrs
 import numpy as np
 import numpy.typing as npt
 
 import semreport
-from benchmarks.bench_quality import DEPTH, MIN_RELEVANT, _Peer
+from benchmarks.bench_quality import DEPTH, MIN_RELEVANT, _Peer, evaluate
 from semreport.search._feedback import best_rows, exemplar_weights, expand, relevance_model
 from semreport.search._propagation import Graph, propagate
-from semreport.search._text import Tokenizer
+from semreport.search._text import STOP_WORDS, Tokenizer
 from semreport.testing import synthetic_decisions, synthetic_queries
 from semreport.testing.collections import (
     RetrievalCollection,
@@ -533,7 +540,37 @@ def _cost(size: int) -> list[str]:
     return lines
 
 
+_QUERY_WORD = re.compile(r"(?u)\b\w\w+\b")
+
+
+def short_query(text: str, words: int) -> str:
+    """The first ``words`` words of ``text`` that are not stop words."""
+    kept = [w for w in _QUERY_WORD.findall(text) if w.lower() not in STOP_WORDS]
+    return " ".join(kept[:words])
+
+
+def _short() -> list[str]:
+    """find's ratio to bm25s with every query cut short, and the per-query outcomes."""
+    collections = {n: c for n in NAMES if (c := _collection(n)) is not None}
+    lines = [
+        "| words kept | " + " | ".join(n.upper() for n in collections) + " |",
+        "|---|" + "---|" * len(collections),
+    ]
+    for words in (2, 4, 8):
+        cells = []
+        for collection in collections.values():
+            queries = {q: short_query(t, words) for q, t in collection.queries.items()}
+            found = evaluate(attrs.evolve(collection, queries=queries)).find
+            better, same, worse = found.outcomes()
+            cells.append(f"{found.ratio:.3f} ({better} / {same} / {worse})")
+        lines.append(f"| {words} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--short":
+        print("\n".join(_short()))
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "--cost":
         size = int(sys.argv[2]) if len(sys.argv) > 2 else 100_000
         print("\n".join(_cost(size)))
