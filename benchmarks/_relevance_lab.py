@@ -19,7 +19,8 @@ exemplar's text), per collection, with their mean and minimum. Two signals
   and those with either feedback;
 - CISI with its ``.X`` citations as links: similar and find with the graph
   signal, against random links as a control and against the graph without
-  its agreement rule.
+  its agreement rule; similar also over half the citations (a sparser graph)
+  and over the citations with as many random links (noisy neighbourhoods).
 
 ``python -m benchmarks._relevance_lab --cost [N]`` measures instead what each
 heuristic adds per query, through the public facade at N synthetic decisions
@@ -44,6 +45,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Final
 
 import attrs
 import numpy as np
@@ -401,17 +403,29 @@ def _measure() -> list[str]:
     return lines
 
 
-def _graph(index: Index, collection: RetrievalCollection, *, shuffle: bool) -> Graph:
-    """CISI's citations as an undirected graph, or as many random links (the control)."""
+GRAPHS: Final = ("citations", "random links", "half the citations", "citations + random links")
+"""The graphs over CISI: its citations; as many random links (the control); a random
+half of the citations (a sparser graph); the citations and as many random links (half
+of every neighbourhood is noise)."""
+
+
+def _graph(index: Index, collection: RetrievalCollection, variant: str) -> Graph:
+    """CISI's citations as an undirected graph, or a variant of it (:data:`GRAPHS`)."""
     pairs = {
         (index.row_of[d.id], index.row_of[link.target])
         for d in collection.decisions
         for link in d.links
         if link.target in index.row_of
     }
-    if shuffle:
-        rng = np.random.default_rng(0)
-        pairs = {(int(a), int(b)) for a, b in rng.integers(0, index.n, (len(pairs), 2))}
+    rng = np.random.default_rng(0)
+    random = {(int(a), int(b)) for a, b in rng.integers(0, index.n, (len(pairs), 2))}
+    if variant == "random links":
+        pairs = random
+    elif variant == "half the citations":
+        ordered = sorted(pairs)
+        pairs = {ordered[i] for i in rng.permutation(len(ordered))[: len(ordered) // 2].tolist()}
+    elif variant == "citations + random links":
+        pairs |= random
     edges = {(a, b) for a, b in pairs if a != b} | {(b, a) for a, b in pairs if a != b}
     ordered = sorted(edges)
     indptr = np.zeros(index.n + 1, dtype=np.int64)
@@ -427,8 +441,7 @@ def _links() -> list[str]:
         return []
     index = Index(collection)
     peer = _Peer(collection)
-    graphs = {"citations": _graph(index, collection, shuffle=False)}
-    graphs["random links"] = _graph(index, collection, shuffle=True)
+    graphs = {name: _graph(index, collection, name) for name in GRAPHS}
     text_similar = _similar_variants()["terms + feedback, divergent terms (default)"]
     text_find = _find_variants()["text + feedback, divergent terms (default)"][1]
     figures: dict[str, list[float]] = {}
