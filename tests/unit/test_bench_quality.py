@@ -10,6 +10,7 @@ from types import ModuleType, TracebackType
 from typing import Any
 
 import pytest
+from collection_support import TEXTS, only_cisi_files
 
 import semreport
 from semreport.domain import Decision
@@ -34,15 +35,6 @@ def _bench() -> ModuleType:
 
 
 bench = _bench()
-
-TEXTS = [
-    ("timber floor", "cross laminated timber floor slabs span far"),
-    ("timber wall", "timber walls and timber floor slabs burn slowly"),
-    ("steel beam", "steel beams carry the floor slabs over long spans"),
-    ("concrete core", "a concrete core stiffens the tower against wind"),
-    ("glass facade", "triple glazing in the facade keeps the heat in"),
-    ("timber fire", "charring protects timber in a fire for ninety minutes"),
-]
 
 
 def _collection() -> RetrievalCollection:
@@ -189,19 +181,7 @@ class TestSection:
     """The section lists every collection found and names the ones that are not."""
 
     def test_run_over_sample_files(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-        documents = "".join(
-            f".I {i + 1}\n.T\n{title}\n.W\n{text}\n.X\n{(i + 1) % 6 + 1}\t1\t{i + 1}\n"
-            for i, (title, text) in enumerate(TEXTS)
-        )
-        queries = ".I 1\n.W\ntimber floor slabs\n.I 2\n.W\nconcrete tower\n"
-        cisi = tmp_path / "cisi"
-        cisi.mkdir()
-        (cisi / "CISI.ALL").write_text(documents, encoding="latin-1")
-        (cisi / "CISI.QRY").write_text(queries, encoding="latin-1")
-        (cisi / "CISI.REL").write_text("1 1 0 0\n1 2 0 0\n1 6 0 0\n2 4 0 0\n", encoding="latin-1")
-        monkeypatch.setenv("SEMREPORT_CISI_DIR", str(cisi))
-        monkeypatch.setenv("SEMREPORT_MED_DIR", str(tmp_path / "absent"))
-        monkeypatch.setenv("SEMREPORT_ADI_DIR", str(tmp_path / "absent"))
+        only_cisi_files(tmp_path, monkeypatch, ("timber floor slabs", "concrete tower"))
         section = bench.run(quick=True)
         assert "| CISI | 2 |" in section
         assert "| CISI | 1 |" in section  # one exemplar

@@ -7,20 +7,12 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from collection_support import only_cisi_files
 
 pytest.importorskip("bm25s")
 pytest.importorskip("Stemmer")
 
 ROOT = Path(__file__).resolve().parents[2]
-
-TEXTS = [
-    ("timber floor", "cross laminated timber floor slabs span far"),
-    ("timber wall", "timber walls and timber floor slabs burn slowly"),
-    ("steel beam", "steel beams carry the floor slabs over long spans"),
-    ("concrete core", "a concrete core stiffens the tower against wind"),
-    ("glass facade", "triple glazing in the facade keeps the heat in"),
-    ("timber fire", "charring protects timber in a fire for ninety minutes"),
-]
 
 
 @pytest.fixture
@@ -51,18 +43,9 @@ class TestShortSection:
     def test_over_sample_files(
         self, lab: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        documents = "".join(
-            f".I {i + 1}\n.T\n{title}\n.W\n{text}\n" for i, (title, text) in enumerate(TEXTS)
+        only_cisi_files(
+            tmp_path, monkeypatch, ("which timber floor slabs span far", "concrete tower wind")
         )
-        queries = ".I 1\n.W\nwhich timber floor slabs span far\n.I 2\n.W\nconcrete tower wind\n"
-        cisi = tmp_path / "cisi"
-        cisi.mkdir()
-        (cisi / "CISI.ALL").write_text(documents, encoding="latin-1")
-        (cisi / "CISI.QRY").write_text(queries, encoding="latin-1")
-        (cisi / "CISI.REL").write_text("1 1 0 0\n1 2 0 0\n1 6 0 0\n2 4 0 0\n", encoding="latin-1")
-        monkeypatch.setenv("SEMREPORT_CISI_DIR", str(cisi))
-        monkeypatch.setenv("SEMREPORT_MED_DIR", str(tmp_path / "absent"))
-        monkeypatch.setenv("SEMREPORT_ADI_DIR", str(tmp_path / "absent"))
         lines = lab._short()
         assert lines[0] == "| words kept | CISI |"
         assert [line.split(" | ")[0] for line in lines[2:]] == ["| 2", "| 4", "| 8"]
