@@ -418,14 +418,14 @@ def _graph(index: Index, collection: RetrievalCollection, variant: str) -> Graph
         if link.target in index.row_of
     }
     rng = np.random.default_rng(0)
-    random = {(int(a), int(b)) for a, b in rng.integers(0, index.n, (len(pairs), 2))}
+    noise = {(int(a), int(b)) for a, b in rng.integers(0, index.n, (len(pairs), 2))}
     if variant == "random links":
-        pairs = random
+        pairs = noise
     elif variant == "half the citations":
         ordered = sorted(pairs)
         pairs = {ordered[i] for i in rng.permutation(len(ordered))[: len(ordered) // 2].tolist()}
     elif variant == "citations + random links":
-        pairs |= random
+        pairs |= noise
     edges = {(a, b) for a, b in pairs if a != b} | {(b, a) for a, b in pairs if a != b}
     ordered = sorted(edges)
     indptr = np.zeros(index.n + 1, dtype=np.int64)
