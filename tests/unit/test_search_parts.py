@@ -17,6 +17,7 @@ from semreport import FrozenDict, InvalidRequest
 from semreport.search import _ranking, _scorer
 from semreport.search._cursor import CursorState, decode_cursor, encode_cursor
 from semreport.search._index import (
+    DENSE_SHARE,
     F64,
     I64,
     K1,
@@ -276,6 +277,38 @@ class TestTextScores:
         assert bound == pytest.approx(
             sum(w * snap.idf(t) * (K1 + 1.0) for t, w in weights.items()), rel=1e-12
         )
+
+    def test_common_terms_add_densely_to_the_same_floats(self) -> None:
+        snap = _appended_snapshot(synthetic_decisions(600, seed=9), 200)
+        names = snap.vocab.term_names
+        dense = sorted({term for part in snap._postings for term in part.columns})
+        assert dense  # some synthetic words are in a third of a segment's rows or more
+        sparse = [t for t in range(len(names)) if t not in set(dense)][:6]
+        terms = [*dense, *sparse]
+        weights = {t: [0.1, 1 / 3, 1.0, 2.718281828459045][i % 4] for i, t in enumerate(terms)}
+        scores, _ = snap.text_scores(weights)
+        want = [0.0] * snap.n
+        for term in sorted(weights, key=names.__getitem__):
+            for segment, impacts in zip(snap.segments, snap.segment_impacts, strict=True):
+                lo, hi = segment.span(term)
+                held = zip(segment.docs[lo:hi].tolist(), impacts[lo:hi].tolist(), strict=True)
+                for row, impact in held:
+                    want[row] += impact * weights[term]
+        assert scores.tolist() == want
+
+    def test_a_dense_column_holds_the_postings_impacts(self) -> None:
+        snap = _appended_snapshot(synthetic_decisions(600, seed=9), 200)
+        for part, segment in zip(snap._postings, snap.segments, strict=True):
+            rows = segment.stop - segment.start
+            held = np.diff(segment.indptr)
+            assert sorted(part.columns) == np.flatnonzero(held * DENSE_SHARE >= rows).tolist()
+            for term, column in part.columns.items():
+                lo, hi = segment.span(term)
+                local = segment.docs[lo:hi] - segment.start
+                assert column.dtype == np.float32
+                assert len(column) == rows
+                assert column[local].tolist() == part.impacts[lo:hi].tolist()
+                assert np.count_nonzero(column) == hi - lo
 
 
 class TestCounted:
