@@ -265,13 +265,7 @@ class TestTextScores:
         # Weights float32 cannot hold exactly, and a weight of 1.
         weights = dict(zip(chosen, [0.1, 1 / 3, 1.0, 2.718281828459045] * 3, strict=True))
         scores, bound = snap.text_scores(weights)
-        want = [0.0] * snap.n
-        for term in sorted(weights, key=names.__getitem__):
-            for segment, impacts in zip(snap.segments, snap.segment_impacts, strict=True):
-                lo, hi = segment.span(term)
-                held = zip(segment.docs[lo:hi].tolist(), impacts[lo:hi].tolist(), strict=True)
-                for row, impact in held:
-                    want[row] += impact * weights[term]  # Python floats: float64
+        want = _float64_sums(snap, weights)
         assert scores.tolist() == want
         assert any(value > 0 for value in want)
         assert bound == pytest.approx(
@@ -287,14 +281,7 @@ class TestTextScores:
         terms = [*dense, *sparse]
         weights = {t: [0.1, 1 / 3, 1.0, 2.718281828459045][i % 4] for i, t in enumerate(terms)}
         scores, _ = snap.text_scores(weights)
-        want = [0.0] * snap.n
-        for term in sorted(weights, key=names.__getitem__):
-            for segment, impacts in zip(snap.segments, snap.segment_impacts, strict=True):
-                lo, hi = segment.span(term)
-                held = zip(segment.docs[lo:hi].tolist(), impacts[lo:hi].tolist(), strict=True)
-                for row, impact in held:
-                    want[row] += impact * weights[term]
-        assert scores.tolist() == want
+        assert scores.tolist() == _float64_sums(snap, weights)
 
     def test_a_dense_column_holds_the_postings_impacts(self) -> None:
         snap = _appended_snapshot(synthetic_decisions(600, seed=9), 200)
@@ -309,6 +296,19 @@ class TestTextScores:
                 assert len(column) == rows
                 assert column[local].tolist() == part.impacts[lo:hi].tolist()
                 assert np.count_nonzero(column) == hi - lo
+
+
+def _float64_sums(snap: IndexSnapshot, weights: dict[int, float]) -> list[float]:
+    """Each row's weighted impacts summed in Python floats (float64), term by term in stem order."""
+    names = snap.vocab.term_names
+    want = [0.0] * snap.n
+    for term in sorted(weights, key=names.__getitem__):
+        for segment, impacts in zip(snap.segments, snap.segment_impacts, strict=True):
+            lo, hi = segment.span(term)
+            held = zip(segment.docs[lo:hi].tolist(), impacts[lo:hi].tolist(), strict=True)
+            for row, impact in held:
+                want[row] += impact * weights[term]
+    return want
 
 
 class TestCounted:
