@@ -399,6 +399,11 @@ def _empty_sets() -> KeyedSets:
     return KeyedSets(np.zeros(1, dtype=np.int64), _EMPTY_I32)
 
 
+def _room(scratch: F64, size: int) -> F64:
+    """``scratch``, or a buffer at least twice as large when it holds fewer than ``size``."""
+    return scratch if len(scratch) >= size else np.empty(max(size, 2 * len(scratch)))
+
+
 class _Postings(NamedTuple):
     """One segment's postings as :meth:`IndexSnapshot.text_scores` reads them."""
 
@@ -724,8 +729,7 @@ class IndexSnapshot:
                     # as the scatter-add below, so the sums are the same floats.
                     part = scores[start : start + len(column)]
                     if weight != 1.0:
-                        if len(scratch) < len(column):
-                            scratch = np.empty(max(len(column), 2 * len(scratch)))
+                        scratch = _room(scratch, len(column))
                         values = np.multiply(
                             column, weight, out=scratch[: len(column)], dtype=np.float64
                         )
@@ -740,8 +744,7 @@ class IndexSnapshot:
                         # scatter-add takes its fast path only when the values match the
                         # scores' type, and multiplying the float32 impacts directly would
                         # round every product (and the weight) to float32.
-                        if len(scratch) < hi - lo:
-                            scratch = np.empty(max(hi - lo, 2 * len(scratch)))
+                        scratch = _room(scratch, hi - lo)
                         values = scratch[: hi - lo]
                         np.copyto(values, impacts[lo:hi])
                         if weight != 1.0:
