@@ -301,6 +301,23 @@ class _Groups:
         self.keys.extend(itertools.chain.from_iterable(rows))
         self.lengths.extend(map(len, rows))
 
+    def arrays(self, *, distinct: bool = False) -> tuple[I64, I32]:
+        """Every row's length and the keys, row after row.
+
+        ``distinct``: each row's keys sorted ascending, each once (rows may have
+        been added with repeated keys in any order); one sort of (row, key)
+        pairs for every row instead of a sorted set per row.
+        """
+        lengths = np.frombuffer(self.lengths, dtype=np.int64)
+        keys = np.frombuffer(self.keys, dtype=np.int32)
+        if not distinct or not len(keys):
+            return lengths, keys
+        width = int(keys.max()) + 1
+        owners = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+        pairs = _counted(owners * width + keys)[0]
+        counts: I64 = np.bincount(pairs // width, minlength=len(lengths))
+        return counts, (pairs % width).astype(np.int32)
+
 
 class KeyedSets:
     """Per-decision sets of integer keys in CSR form, with derived forms built on first use.
@@ -328,10 +345,8 @@ class KeyedSets:
         """The keys of one decision."""
         return self.keys[self.indptr[row] : self.indptr[row + 1]]
 
-    def extend(self, groups: _Groups) -> KeyedSets:
-        """These sets followed by the rows of ``groups``."""
-        lengths = np.frombuffer(groups.lengths, dtype=np.int64)
-        flat = np.frombuffer(groups.keys, dtype=np.int32)
+    def extend(self, lengths: I64, flat: I32) -> KeyedSets:
+        """These sets followed by rows of ``lengths`` keys each, ``flat`` row after row."""
         indptr = np.concatenate([self.indptr, self.indptr[-1] + np.cumsum(lengths)])
         return KeyedSets(indptr, np.concatenate([self.keys, flat]))
 
@@ -411,7 +426,7 @@ class _Postings(NamedTuple):
     indptr: I64
     docs: I64
     impacts: F32
-    columns: dict[int, F32]
+    columns: dict[int, F64]
 
 
 class IndexSnapshot:
@@ -512,15 +527,16 @@ class IndexSnapshot:
             tags = [[tag_keys[t] for t in w["tags"]] for w in batch]  # the wire form sorts them
             tag_groups.add(tags)
             facet_groups.add([f[3] + t for f, t in zip(fixed, tags, strict=True)])
+            # Repeats and order do not matter here: each row's keys are made distinct and
+            # sorted once, for every row at the end.
             thing_groups.add(
                 [
-                    sorted(
-                        {element_keys[e] for e in w["elements"]}.union(
-                            [evidence_keys[ev["kind"], ev["ref"]] for ev in w["evidence"]]
-                        )
-                    )
-                    if w["elements"] or w["evidence"]
-                    else []
+                    [
+                        *map(element_keys.__getitem__, w["elements"]),
+                        *[evidence_keys[ev["kind"], ev["ref"]] for ev in w["evidence"]],
+                    ]
+                    if w["evidence"]
+                    else list(map(element_keys.__getitem__, w["elements"]))
                     for w in batch
                 ]
             )
@@ -580,9 +596,9 @@ class IndexSnapshot:
         new.domain = np.concatenate([self.domain, np.frombuffer(domain, dtype=np.int8)])
         new.status = np.concatenate([self.status, np.frombuffer(status, dtype=np.int8)])
         new.agent = np.concatenate([self.agent, np.frombuffer(agent, dtype=np.int32)])
-        new.facets = self.facets.extend(facet_groups)
-        new.tags = self.tags.extend(tag_groups)
-        new.things = self.things.extend(thing_groups)
+        new.facets = self.facets.extend(*facet_groups.arrays())
+        new.tags = self.tags.extend(*tag_groups.arrays())
+        new.things = self.things.extend(*thing_groups.arrays(distinct=True))
 
         new.edge_src = np.concatenate([self.edge_src, np.frombuffer(edges_src, dtype=np.int32)])
         new.edge_kind = np.concatenate([self.edge_kind, np.frombuffer(edges_kind, dtype=np.int8)])
@@ -687,18 +703,20 @@ class IndexSnapshot:
         """Per segment: its first row, term offsets, rows, impacts and its common terms' columns.
 
         A term held by at least one in :data:`DENSE_SHARE` of the segment's rows
-        also has its impacts as a dense float32 column over the segment's rows
-        (0 where a row lacks it), which :meth:`text_scores` adds in one pass.
+        also has its impacts as a dense column over the segment's rows (0 where a
+        row lacks it), which :meth:`text_scores` adds in one pass. The column holds
+        the float32 impacts widened to float64 once, at build: a query then adds
+        (or weights) it without widening every row again.
         """
         out = []
         for segment, impacts in zip(self.segments, self.segment_impacts, strict=True):
             rows = segment.stop - segment.start
             indptr = segment.indptr
             common = np.flatnonzero(np.diff(indptr) * DENSE_SHARE >= max(rows, 1)).tolist()
-            columns: dict[int, F32] = {}
+            columns: dict[int, F64] = {}
             for term in common:
                 lo, hi = int(indptr[term]), int(indptr[term + 1])
-                column = np.zeros(rows, dtype=np.float32)
+                column = np.zeros(rows)
                 column[segment.docs[lo:hi] - segment.start] = impacts[lo:hi]
                 columns[term] = column
             out.append(_Postings(segment.start, indptr, segment.docs, impacts, columns))
@@ -730,12 +748,10 @@ class IndexSnapshot:
                     part = scores[start : start + len(column)]
                     if weight != 1.0:
                         scratch = _room(scratch, len(column))
-                        values = np.multiply(
-                            column, weight, out=scratch[: len(column)], dtype=np.float64
-                        )
+                        values = np.multiply(column, weight, out=scratch[: len(column)])
                         np.add(part, values, out=part)
                     else:
-                        np.add(part, column, out=part, dtype=np.float64)
+                        np.add(part, column, out=part)
                 elif term + 1 < len(indptr):
                     lo = indptr[term]
                     hi = indptr[term + 1]
