@@ -112,31 +112,44 @@ def highlights_many(
     held = wanted.__contains__
     out: list[tuple[Highlight, ...]] = []
     for fields in documents:
-        ranked: list[tuple[int, int, int, str, list[str | None], list[str]]] = []
+        ranked: list[tuple[int, int, int, str, list[str | None], list[bool]]] = []
         for order, (name, text) in enumerate(fields.items()):
             terms_of = lookup(find_words(text))
-            # A stop word's None is never wanted: what passes is a term.
-            matched = cast("list[str]", list(filter(held, terms_of)))
-            if matched:
-                ranked.append((-len(set(matched)), -len(matched), order, name, terms_of, matched))
+            flags = list(map(held, terms_of))  # a stop word's None is never wanted
+            count = flags.count(True)
+            if count:
+                distinct = len(set(compress(terms_of, flags)))
+                ranked.append((-distinct, -count, order, name, terms_of, flags))
         if not ranked:
             out.append(())
             continue
         ranked.sort(key=_RANK_KEY)
         shown: list[Highlight] = []
-        for *_, name, terms_of, matched in ranked[:limit]:  # only the fields shown are located
+        for *_, name, terms_of, flags in ranked[:limit]:  # only the fields shown are located
             text = fields[name]
             spans = list(map(_SPAN, iter_words(text)))
-            hit_spans = list(compress(spans, map(held, terms_of)))
             if len(text) <= size:  # shown whole
-                shown.append(Highlight(name, _SPACE.sub(" ", text), tuple(hit_spans)))
+                shown.append(Highlight(name, _one_line(text), tuple(compress(spans, flags))))
                 continue
             # The words with a term (not stop words) are where a fragment may be cut.
             edges = list(compress(spans, map(is_not, terms_of, repeat(None))))
-            hits = [(a, b, term) for (a, b), term in zip(hit_spans, matched, strict=True)]
+            # A flagged word's term is a wanted term, never a stop word's None.
+            hits = cast(
+                "list[_Token]",
+                [(a, b, t) for (a, b), t in compress(zip(spans, terms_of, strict=True), flags)],
+            )
             shown.append(_cut(name, text, hits, *_window(edges, hits, size)))
         out.append(tuple(shown))
     return out
+
+
+def _one_line(text: str) -> str:
+    """``text`` with every whitespace character (line breaks, tabs...) shown as a space.
+
+    Every whitespace character but the space is unprintable, so printable text
+    is returned as it is, without a pass of the regular expression.
+    """
+    return text if text.isprintable() else _SPACE.sub(" ", text)
 
 
 _RANK_KEY: Final = itemgetter(0, 1, 2)
@@ -154,7 +167,7 @@ def _cut(field: str, text: str, hits: Sequence[_Token], first: int, last: int) -
     head = _ELLIPSIS if first > 0 else ""
     tail = _ELLIPSIS if last < len(text) else ""
     shift = len(head) - first
-    fragment = head + _SPACE.sub(" ", text[first:last]) + tail
+    fragment = head + _one_line(text[first:last]) + tail
     spans = tuple((a + shift, b + shift) for a, b, _ in hits if a >= first and b <= last)
     return Highlight(field, fragment, spans)
 
