@@ -351,22 +351,47 @@ class Propagation:
 
     def contributions(self, row: int) -> list[Contribution]:
         """Every neighbour of ``row`` that passed a value above zero, and its share of ``g``."""
+        return [Contribution(*share) for share in self.shares_of([row])[0]]
+
+    def shares_of(self, rows: Sequence[int]) -> list[list[tuple[str, int, float]]]:
+        """:meth:`contributions` of each of ``rows`` as ``(kind, node, amount)``, read at once.
+
+        Per row: its links in order (an inline exemplar's after them), then its
+        elements and evidence items held by another decision; only those that
+        passed a value above zero. The amounts are the same floats either way.
+        """
         graph = self.graph
-        degree = float(self.degree[row])
-        if degree <= 0:
-            return []
-        seed = float(self.seed[row])
-        links = graph.link_rows[graph.link_indptr[row] : graph.link_indptr[row + 1]].tolist()
-        keys = graph.thing_keys[graph.thing_indptr[row] : graph.thing_indptr[row + 1]].tolist()
-        out = [Contribution("link", n, float(self.seed[n]) / degree) for n in links]
-        if len(self.extra_rows) and row in set(self.extra_rows.tolist()):
-            out.append(Contribution("link", -1, 1.0 / degree))
-        for key in keys:
-            share = float(self.shares[key])
-            if share > 0:
-                passed = float(self.passed[key])
-                out.append(Contribution("thing", key, (passed - seed * share) / degree))
-        return [c for c in out if c.amount > 0]
+        asked = np.asarray(rows, dtype=np.int64)
+        degree = self.degree[asked]
+        # Links: each neighbour's seed over the row's neighbour count.
+        positions, owners = csr_entries(graph.link_indptr, asked)
+        nodes = graph.link_rows[positions]
+        linked = self.seed[nodes] / degree[owners]
+        # Items another decision holds: what they passed, less the row's own seed, likewise.
+        item_positions, item_owners = csr_entries(graph.thing_indptr, asked)
+        keys = graph.thing_keys[item_positions]
+        kept = self.shares[keys] > 0
+        keys, item_owners = keys[kept], item_owners[kept]
+        held = (self.passed[keys] - self.seed[asked][item_owners] * self.shares[keys]) / degree[
+            item_owners
+        ]
+        out: list[list[tuple[str, int, float]]] = [[] for _ in rows]
+        for owner, node, amount in zip(
+            owners.tolist(), nodes.tolist(), linked.tolist(), strict=True
+        ):
+            if amount > 0:
+                out[owner].append(("link", node, amount))
+        if len(self.extra_rows):
+            extra = set(self.extra_rows.tolist())
+            for slot, row in enumerate(asked.tolist()):
+                if row in extra and degree[slot] > 0:
+                    out[slot].append(("link", -1, 1.0 / float(degree[slot])))
+        for owner, key, amount in zip(
+            item_owners.tolist(), keys.tolist(), held.tolist(), strict=True
+        ):
+            if amount > 0:
+                out[owner].append(("thing", key, amount))
+        return out
 
 
 @attrs.frozen(eq=False)

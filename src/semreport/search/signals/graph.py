@@ -106,17 +106,18 @@ class Propagated(Prepared):
         agreement = freeze(
             {"correlation": self.correlation, "weight": self.weight, "rows": self.rows}
         )  # the same for every row
+        ids = snap.ids
+        weight = self.weight
         out = []
-        for row in page:
+        for row_shares in self.propagation.shares_of(page):
             named: list[tuple[float, str, str]] = []
-            for item in self.propagation.contributions(row):
-                amount = self.weight * item.amount
-                if item.kind == "link":
-                    node = "exemplar" if item.node < 0 else snap.ids[item.node]
-                    named.append((amount, "linked", node))
+            for kind, at, share in row_shares:
+                amount = weight * share
+                if kind == "link":
+                    named.append((amount, "linked", "exemplar" if at < 0 else ids[at]))
                 else:
-                    kind, _, value = names[item.node].partition(":")
-                    named.append((amount, "elements" if kind == "element" else "evidence", value))
+                    key, _, value = names[at].partition(":")
+                    named.append((amount, "elements" if key == "element" else "evidence", value))
             named.sort(key=lambda entry: (-entry[0], entry[1], entry[2]))
             groups: dict[str, dict[str, JsonValue]] = {"linked": {}, "elements": {}, "evidence": {}}
             for amount, group, node in named[:NAMED_NEIGHBOURS]:
