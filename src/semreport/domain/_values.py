@@ -173,10 +173,13 @@ class FrozenDict(Mapping[K, V]):
     def __init__(self, items: Mapping[K, V] | Iterable[tuple[K, V]] = ()) -> None:
         # A plain dict (the usual input) has unique keys: sort its pairs as they are.
         data = items if type(items) is dict else dict(_pairs(items))
-        try:
-            ordered = dict(sorted(data.items()))  # type: ignore[type-var,unused-ignore]
-        except TypeError:
+        if len(data) < 2:  # nothing to order (much evidence holds a single entry)
             ordered = dict(data)
+        else:
+            try:
+                ordered = dict(sorted(data.items()))  # type: ignore[type-var,unused-ignore]
+            except TypeError:
+                ordered = dict(data)
         self._data: dict[K, V] = ordered
         self._hash: int | None = None
 

@@ -123,7 +123,7 @@ class Page(Sequence[int]):
         """
         if self._held is None:
             self._held = self._snap.held_terms(self._rows)
-        return [[term in held for term in terms] for held in self._held]
+        return [list(map(held.__contains__, terms)) for held in self._held]
 
 
 class Prepared(abc.ABC):
