@@ -272,6 +272,14 @@ class TestFrozenDict:
         assert dict(f) == {"a": 2, "b": 1}
         assert dict(g) == {1: 1, "a": 2}
 
+    def test_one_entry_or_none_is_copied_too(self) -> None:
+        one = {"a": [1]}
+        f = FrozenDict(one)
+        one["b"] = [2]
+        assert dict(f) == {"a": [1]}
+        assert FrozenDict({}) == {}
+        assert list(FrozenDict(iter([("z", 1)]))) == ["z"]
+
     def test_any_mapping_or_pairs(self) -> None:
         expected = FrozenDict({"a": 1, "b": 2})
         assert FrozenDict(MappingProxyType({"b": 2, "a": 1})) == expected

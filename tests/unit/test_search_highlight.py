@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from semreport.search import Analyzer, Highlight, highlight, highlights, highlights_many
-from semreport.search._highlight import _window
+from semreport.search._highlight import _SPACE, _one_line, _window
 
 ANALYZER = Analyzer()
 FILLER = "Unrelated words about scheduling and procurement fill this part of the text. "
@@ -131,3 +131,15 @@ class TestWindow:
         hits = [t for t in tokens if t[2] in wanted]
         if hits:
             assert _window(tokens, hits, size) == _reference_window(tokens, hits, size)
+
+
+class TestOneLine:
+    """A fragment shows every whitespace character as a space, as ``\\s`` does."""
+
+    @given(st.text(max_size=40))
+    def test_equals_the_regular_expression(self, text: str) -> None:
+        assert _one_line(text) == _SPACE.sub(" ", text)
+
+    def test_every_kind_of_line_break_and_space(self) -> None:
+        assert _one_line("a\tb\nc\u00a0d\u2028e") == "a b c d e"
+        assert _one_line("plain text") == "plain text"

@@ -24,6 +24,7 @@ from semreport.search._index import (
     IndexSnapshot,
     Vocabulary,
     _counted,
+    _Groups,
     _stable_order,
     _words,
 )
@@ -321,6 +322,36 @@ class TestCounted:
         want_values, want_counts = np.unique(array, return_counts=True)
         assert got_values.tolist() == want_values.tolist()
         assert got_counts.tolist() == want_counts.tolist()
+
+
+class TestGroups:
+    """Rows of keys gathered flat; made distinct and sorted per row by one sort when asked."""
+
+    @given(st.lists(st.lists(st.integers(0, 30), max_size=6), max_size=30))
+    def test_distinct_sorts_each_row_and_drops_repeats(self, rows: list[list[int]]) -> None:
+        groups = _Groups()
+        groups.add(rows[: len(rows) // 2])
+        groups.add(rows[len(rows) // 2 :])
+        lengths, keys = groups.arrays(distinct=True)
+        assert lengths.tolist() == [len(set(row)) for row in rows]
+        assert keys.tolist() == [key for row in rows for key in sorted(set(row))]
+        assert keys.dtype == np.int32
+        plain_lengths, plain_keys = groups.arrays()
+        assert plain_lengths.tolist() == [len(row) for row in rows]
+        assert plain_keys.tolist() == [key for row in rows for key in row]
+
+    def test_the_index_holds_each_decisions_elements_and_evidence_once(self) -> None:
+        decisions = synthetic_decisions(300, seed=4)
+        snap = _appended_snapshot(decisions, 70)
+        names = snap.vocab.key_names
+        for decision in decisions:
+            row = snap.row_of[decision.id]
+            held = [names[k] for k in snap.things.of(row).tolist()]
+            wanted = {f"element:{e}" for e in decision.elements} | {
+                f"evidence:{ev.kind.value}:{ev.ref}" for ev in decision.evidence
+            }
+            assert sorted(held) == sorted(wanted)
+            assert snap.things.of(row).tolist() == sorted(snap.things.of(row).tolist())
 
 
 class TestStableOrder:

@@ -210,6 +210,11 @@ class TestPropagation:
             shares = propagation.contributions(r)
             assert sum(c.amount for c in shares) == pytest.approx(g[r], abs=1e-8)
             assert all(c.amount > 0 for c in shares)
+        # A page's shares, read at once, are each row's contributions (the same floats).
+        page = data.draw(st.lists(row, max_size=8))
+        assert propagation.shares_of(page) == [
+            [(c.kind, c.node, c.amount) for c in propagation.contributions(r)] for r in page
+        ]
 
     @given(data=st.data())
     def test_sums_do_not_depend_on_row_order(self, data: st.DataObject) -> None:
