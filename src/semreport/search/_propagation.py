@@ -383,9 +383,10 @@ class Propagation:
                 out[owner].append(("link", node, amount))
         if len(self.extra_rows):
             extra = set(self.extra_rows.tolist())
-            for slot, row in enumerate(asked.tolist()):
-                if row in extra and degree[slot] > 0:
-                    out[slot].append(("link", -1, 1.0 / float(degree[slot])))
+            # An inline exemplar's link counts in its targets' degree, so it is above zero.
+            for slot, (row, count) in enumerate(zip(asked.tolist(), degree.tolist(), strict=True)):
+                if row in extra:
+                    out[slot].append(("link", -1, 1.0 / count))
         for owner, key, amount in zip(
             item_owners.tolist(), keys.tolist(), held.tolist(), strict=True
         ):
