@@ -39,7 +39,7 @@ from semreport.search.signals.facets import exemplar_keys
 from semreport.search.signals.feedback import FeedbackSignal
 from semreport.search.signals.graph import GraphSignal, Propagated, TextEvidence, _text_evidence
 from semreport.search.signals.terms import TermsSignal
-from semreport.search.signals.text import TextSignal
+from semreport.search.signals.text import Bm25, TextSignal
 from semreport.testing import synthetic_decisions, synthetic_queries
 from semreport.testing.cisi import find_cisi, load_cisi, ndcg_at, recall_at
 
@@ -139,6 +139,38 @@ class TestPromotion:
             own_normalised, own_raw = signal.prepared.values(expected)
             assert normalised.tolist() == own_normalised.tolist()
             assert raw.tolist() == own_raw.tolist()
+
+
+class TestTextOnly:
+    """Ranking BM25 signals alone: the pruned page equals the dense top, whatever the weights."""
+
+    @pytest.mark.parametrize(
+        "weights",
+        [(1.0,), (0.5, 0.5), (1e-300, 1.0), (1.0, 1e-300), (0.2, 0.3, 0.5), (0.7, 1e-12, 0.3)],
+    )
+    @pytest.mark.parametrize("demote", [False, True])
+    def test_pruned_page_equals_the_dense_top(
+        self, weights: tuple[float, ...], demote: bool
+    ) -> None:
+        with semreport.open("memory://") as sr:
+            sr.record(synthetic_decisions(5_000, seed=5))
+            scorer = sr.scorer
+            assert isinstance(scorer, semreport.search.HeuristicScorer)
+            snap = scorer.index(sr.storage, "synthetic")
+        queries = synthetic_queries(len(weights), seed=9)
+        total = sum(weights)
+        active = []
+        for weight, text in zip(weights, queries, strict=True):
+            terms, _ = snap.vocab.query_terms(text)
+            state = Bm25(snap, dict.fromkeys(terms, 1.0), {})
+            active.append(Weighted("text", state, weight / total))
+        demotion = snap.demotion if demote else None
+        found = _ranking.text_only(snap, active, None, demote, 11)
+        assert found is not None
+        dense = _ranking.exact(active, demotion, np.arange(snap.n))
+        expected = _top(dense, None, snap.id_rank, 11)
+        assert found.rows.tolist() == expected.tolist()
+        assert found.scores.tolist() == dense[expected].tolist()
 
 
 class _Fixed(Prepared):

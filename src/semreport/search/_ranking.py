@@ -211,9 +211,10 @@ def text_only(
 ) -> Best | None:
     """The ``k`` best rows when every active signal is BM25, dividing only the candidates.
 
-    One signal (text): ``raw * demotion`` orders rows as the score does (the
-    bound is one positive constant). Several (text and feedback, or terms and
-    feedback): ``sum(weight / bound * raw)`` orders them as the score does, up
+    One signal (text): ``raw * demotion`` orders rows as the score does (its
+    weight is 1 and its bound one positive constant). Several (text and
+    feedback, or terms and feedback): ``sum(weight / bound * raw)``, divided by
+    the largest ``weight / bound``, orders them as the score does, up
     to rounding. A margin on the floor covers the rounding either way. The
     floor comes from a sample of that sum times the demotion; since demotion
     never raises a score, every row that can reach it has an undemoted sum at
@@ -225,14 +226,20 @@ def text_only(
     if not states or not all(isinstance(p, Bm25) and p.scale > 0 for p in states):
         return None
     bm25 = [p for p in states if isinstance(p, Bm25)]
-    if len(signals) == 1 and signals[0].weight == 1.0:
+    if len(bm25) == 1:
         combined = bm25[0].raw
     else:
-        (signal, state), *others = zip(signals, bm25, strict=True)
-        combined = np.multiply(state.raw, signal.weight / state.scale)
-        scratch = np.empty(snap.n)
-        for signal, state in others:
-            combined += np.multiply(state.raw, signal.weight / state.scale, out=scratch)
+        # The sum divided by the largest factor (a positive constant, which orders rows
+        # alike, and no quotient above 1 can overflow): that signal is added as it is.
+        factors = [signal.weight / state.scale for signal, state in zip(signals, bm25, strict=True)]
+        largest = factors.index(max(factors))
+        others = [i for i in range(len(bm25)) if i != largest]
+        combined = np.multiply(bm25[others[0]].raw, factors[others[0]] / factors[largest])
+        if len(others) > 1:
+            scratch = np.empty(snap.n)
+            for i in others[1:]:
+                combined += np.multiply(bm25[i].raw, factors[i] / factors[largest], out=scratch)
+        combined += bm25[largest].raw
     candidates = sampled_candidates(
         combined, k, keep=mask, factor=snap.demotion if demote else None, margin=MARGIN
     )
