@@ -115,11 +115,7 @@ class TestPromotion:
 
     @pytest.mark.parametrize(("lead_scale", "rest_weight"), [(0.1, 0.8), (1.0, 0.05)])
     def test_pruned_page_equals_the_dense_top(self, lead_scale: float, rest_weight: float) -> None:
-        with semreport.open("memory://") as sr:
-            sr.record(synthetic_decisions(5_000, seed=5))
-            scorer = sr.scorer
-            assert isinstance(scorer, semreport.search.HeuristicScorer)
-            snap = scorer.index(sr.storage, "synthetic")
+        snap = _snapshot(synthetic_decisions(5_000, seed=5))
         rng = np.random.default_rng(7)
         lead_values = np.round(rng.random(snap.n) * lead_scale, 3)  # ties on purpose
         rest_values = np.round(rng.random(snap.n), 2)
@@ -129,10 +125,7 @@ class TestPromotion:
         ]
         found = _ranking.pruned(snap, active, None, False, 11)
         assert found is not None
-        dense = _ranking.exact(active, None, np.arange(snap.n))
-        expected = _top(dense, None, snap.id_rank, 11)
-        assert found.rows.tolist() == expected.tolist()
-        assert found.scores.tolist() == dense[expected].tolist()
+        expected = _assert_dense_top(snap, active, None, found)
         # The page's values are handed on: each signal's, of the page's rows, in order.
         assert found.values is not None
         for signal, (normalised, raw) in zip(active, found.values, strict=True):
@@ -152,11 +145,7 @@ class TestTextOnly:
     def test_pruned_page_equals_the_dense_top(
         self, weights: tuple[float, ...], demote: bool
     ) -> None:
-        with semreport.open("memory://") as sr:
-            sr.record(synthetic_decisions(5_000, seed=5))
-            scorer = sr.scorer
-            assert isinstance(scorer, semreport.search.HeuristicScorer)
-            snap = scorer.index(sr.storage, "synthetic")
+        snap = _snapshot(synthetic_decisions(5_000, seed=5))
         queries = synthetic_queries(len(weights), seed=9)
         total = sum(weights)
         active = []
@@ -164,13 +153,23 @@ class TestTextOnly:
             terms, _ = snap.vocab.query_terms(text)
             state = Bm25(snap, dict.fromkeys(terms, 1.0), {})
             active.append(Weighted("text", state, weight / total))
-        demotion = snap.demotion if demote else None
         found = _ranking.text_only(snap, active, None, demote, 11)
-        assert found is not None
-        dense = _ranking.exact(active, demotion, np.arange(snap.n))
-        expected = _top(dense, None, snap.id_rank, 11)
-        assert found.rows.tolist() == expected.tolist()
-        assert found.scores.tolist() == dense[expected].tolist()
+        _assert_dense_top(snap, active, snap.demotion if demote else None, found)
+
+
+def _assert_dense_top(
+    snap: IndexSnapshot,
+    active: list[Weighted],
+    demotion: F64 | None,
+    found: _ranking.Best | None,
+) -> I64:
+    """Assert that ``found`` is the top 11 of every row's exact score; return those rows."""
+    assert found is not None
+    dense = _ranking.exact(active, demotion, np.arange(snap.n))
+    expected = _top(dense, None, snap.id_rank, 11)
+    assert found.rows.tolist() == expected.tolist()
+    assert found.scores.tolist() == dense[expected].tolist()
+    return expected
 
 
 class _Fixed(Prepared):
@@ -196,11 +195,7 @@ class TestFacetCounts:
 
     def test_every_way_agrees(self, monkeypatch: pytest.MonkeyPatch) -> None:
         decisions = synthetic_decisions(700, seed=2)
-        with semreport.open("memory://") as sr:
-            sr.record(decisions)
-            scorer = sr.scorer
-            assert isinstance(scorer, semreport.search.HeuristicScorer)
-            snap = scorer.index(sr.storage, "synthetic")
+        snap = _snapshot(decisions)
         by_id = {d.id: d for d in decisions}
         superseded = {snap.ids[r] for r in snap.superseded_rows.tolist()}
         labels = snap.facet_labels
