@@ -430,6 +430,18 @@ class TestTokenizer:
         ]
         assert list(zip(ids.tolist(), rows.tolist(), strict=True)) == expected
 
+    def test_word_ids_learn_only_the_unseen_words_as_learn_does(self) -> None:
+        learnt, looked_up = Vocabulary(), Vocabulary()
+        first = ["fire", "rated", "timber", "floors", "and", "the", "fire", "walls"]
+        second = ["timber", "walls", "of", "stone", "the", "floors", "stones"]
+        for words in (first, second):
+            learnt.learn(words)
+            want = learnt.term_ids(words)
+            assert looked_up.word_ids(words).tolist() == want
+        assert looked_up.word_term == learnt.word_term
+        assert looked_up.term_names == learnt.term_names
+        assert looked_up.word_ids([]).tolist() == []
+
 
 class TestGenerators:
     """The synthetic generator is seeded and realistic; CISI loads from its files."""

@@ -99,6 +99,21 @@ class Vocabulary:
             self.learn(words)
         return list(map(table.__getitem__, words))
 
+    def word_ids(self, words: list[str]) -> I64:
+        """:meth:`term_ids` as an array, learning only the words not seen yet.
+
+        One lookup per word; the unseen ones (found by that lookup, not by a set
+        of every word) are learnt together, as :meth:`learn` learns them.
+        """
+        table = self.word_term
+        ids = np.fromiter(map(table.get, words, itertools.repeat(_UNSEEN)), np.int64, len(words))
+        unseen = np.flatnonzero(ids == _UNSEEN).tolist()
+        if unseen:
+            fresh = [words[i] for i in unseen]
+            self.learn(fresh)
+            ids[unseen] = list(map(table.__getitem__, fresh))
+        return ids
+
     def learn(self, words: Iterable[str]) -> None:
         """Give every unseen word a term id, folding and stemming the new ones in one call."""
         table = self.word_term
@@ -1173,6 +1188,8 @@ def _UNSEEN_IDF(n: int) -> float:
     return float(np.log(1.0 + (n + 0.5) / 0.5))
 
 
+_UNSEEN: Final = -3
+"""What :meth:`Vocabulary.word_ids` reads for a word not learnt yet (-1 is a stop word's id)."""
 _SEPARATOR: Final = "\x01"
 _BREAK: Final = "Q"  # upper case: no lower-cased text holds it
 # For ASCII text, \w is [A-Za-z0-9_]: every other character separates words. One
@@ -1216,15 +1233,13 @@ def _chunk_words(vocab: Vocabulary, texts: list[str]) -> tuple[I64, I64]:
     if joined.isascii() and joined.count(_SEPARATOR) == len(texts) - 1:
         words = joined.lower().translate(_ASCII_SPLIT).split()
         table[_BREAK] = -2
-        vocab.learn(words)
-        ids = np.fromiter(map(table.__getitem__, words), np.int64, len(words))
+        ids = vocab.word_ids(words)
         rows = np.cumsum(ids == -2)
     else:
         findall = WORDS.findall
         lists = [findall(text.lower()) for text in texts]
         flat = list(itertools.chain.from_iterable(lists))
-        vocab.learn(flat)
-        ids = np.fromiter(map(table.__getitem__, flat), np.int64, len(flat))
+        ids = vocab.word_ids(flat)
         lengths = np.fromiter(map(len, lists), np.int64, len(lists))
         rows = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
     kept = ids >= 0
