@@ -24,6 +24,7 @@ from semreport.search._index import (
     IndexSnapshot,
     Vocabulary,
     _counted,
+    _distinct_sets,
     _Groups,
     _stable_order,
     _words,
@@ -359,13 +360,33 @@ class TestGroups:
         groups = _Groups()
         groups.add(rows[: len(rows) // 2])
         groups.add(rows[len(rows) // 2 :])
-        lengths, keys = groups.arrays(distinct=True)
+        lengths, keys = _distinct_sets(groups)
         assert lengths.tolist() == [len(set(row)) for row in rows]
         assert keys.tolist() == [key for row in rows for key in sorted(set(row))]
         assert keys.dtype == np.int32
         plain_lengths, plain_keys = groups.arrays()
         assert plain_lengths.tolist() == [len(row) for row in rows]
         assert plain_keys.tolist() == [key for row in rows for key in row]
+
+    @given(
+        st.lists(
+            st.tuples(
+                st.lists(st.integers(0, 30), max_size=5), st.lists(st.integers(0, 30), max_size=5)
+            ),
+            max_size=30,
+        )
+    )
+    def test_distinct_sets_join_each_rows_keys_across_groups(
+        self, rows: list[tuple[list[int], list[int]]]
+    ) -> None:
+        first, second = _Groups(), _Groups()
+        first.add_flat([len(a) for a, _ in rows], [key for a, _ in rows for key in a])
+        second.add([b for _, b in rows])
+        lengths, keys = _distinct_sets(first, second)
+        joined = [sorted(set(a) | set(b)) for a, b in rows]
+        assert lengths.tolist() == [len(row) for row in joined]
+        assert keys.tolist() == [key for row in joined for key in row]
+        assert keys.dtype == np.int32
 
     def test_the_index_holds_each_decisions_elements_and_evidence_once(self) -> None:
         decisions = synthetic_decisions(300, seed=4)

@@ -313,25 +313,40 @@ class _Groups:
 
     def add(self, rows: list[list[int]]) -> None:
         """Append rows, each a list of keys."""
-        self.keys.extend(itertools.chain.from_iterable(rows))
-        self.lengths.extend(map(len, rows))
+        self.add_flat(map(len, rows), itertools.chain.from_iterable(rows))
 
-    def arrays(self, *, distinct: bool = False) -> tuple[I64, I32]:
-        """Every row's length and the keys, row after row.
+    def add_flat(self, lengths: Iterable[int], keys: Iterable[int]) -> None:
+        """Append rows given by their lengths and their keys, row after row."""
+        self.keys.extend(keys)
+        self.lengths.extend(lengths)
 
-        ``distinct``: each row's keys sorted ascending, each once (rows may have
-        been added with repeated keys in any order); one sort of (row, key)
-        pairs for every row instead of a sorted set per row.
-        """
-        lengths = np.frombuffer(self.lengths, dtype=np.int64)
-        keys = np.frombuffer(self.keys, dtype=np.int32)
-        if not distinct or not len(keys):
-            return lengths, keys
-        width = int(keys.max()) + 1
-        owners = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
-        pairs = _counted(owners * width + keys)[0]
-        counts: I64 = np.bincount(pairs // width, minlength=len(lengths))
-        return counts, (pairs % width).astype(np.int32)
+    def arrays(self) -> tuple[I64, I32]:
+        """Every row's length and the keys, row after row."""
+        return np.frombuffer(self.lengths, dtype=np.int64), np.frombuffer(self.keys, dtype=np.int32)
+
+
+def _distinct_sets(*groups: _Groups) -> tuple[I64, I32]:
+    """Each row's keys in all ``groups`` (the same rows in each), sorted ascending, each once.
+
+    A row's keys may repeat, within a group or across them, in any order: one
+    sort of every (row, key) pair makes them distinct and sorted, instead of a
+    sorted set per row. Returns each row's key count and the keys, row after row.
+    """
+    owners: list[I64] = []
+    parts: list[I32] = []
+    rows = 0
+    for group in groups:
+        lengths, keys = group.arrays()
+        rows = len(lengths)
+        owners.append(np.repeat(np.arange(rows, dtype=np.int64), lengths))
+        parts.append(keys)
+    keys = np.concatenate(parts) if parts else _EMPTY_I32
+    if not len(keys):
+        return np.zeros(rows, dtype=np.int64), keys
+    width = int(keys.max()) + 1
+    pairs = _counted(np.concatenate(owners) * width + keys)[0]
+    counts: I64 = np.bincount(pairs // width, minlength=rows)
+    return counts, (pairs % width).astype(np.int32)
 
 
 class KeyedSets:
@@ -514,7 +529,8 @@ class IndexSnapshot:
         heads = _Heads(vocab)
         facet_groups = _Groups()
         tag_groups = _Groups()
-        thing_groups = _Groups()
+        element_groups = _Groups()
+        evidence_groups = _Groups()
         domain = array.array("b")
         status = array.array("b")
         agent = array.array("i")
@@ -542,18 +558,17 @@ class IndexSnapshot:
             tags = [[tag_keys[t] for t in w["tags"]] for w in batch]  # the wire form sorts them
             tag_groups.add(tags)
             facet_groups.add([f[3] + t for f, t in zip(fixed, tags, strict=True)])
-            # Repeats and order do not matter here: each row's keys are made distinct and
-            # sorted once, for every row at the end.
-            thing_groups.add(
-                [
-                    [
-                        *map(element_keys.__getitem__, w["elements"]),
-                        *[evidence_keys[ev["kind"], ev["ref"]] for ev in w["evidence"]],
-                    ]
-                    if w["evidence"]
-                    else list(map(element_keys.__getitem__, w["elements"]))
-                    for w in batch
-                ]
+            # Repeats and order do not matter here: each row's element and evidence keys
+            # are made distinct and sorted once, for every row at the end.
+            elements = [w["elements"] for w in batch]
+            element_groups.add_flat(
+                map(len, elements),
+                map(element_keys.__getitem__, itertools.chain.from_iterable(elements)),
+            )
+            evidence = [w["evidence"] for w in batch]
+            evidence_groups.add_flat(
+                map(len, evidence),
+                [evidence_keys[item["kind"], item["ref"]] for items in evidence for item in items],
             )
             for offset, w in enumerate(batch, row):
                 for link in w["links"]:
@@ -613,7 +628,7 @@ class IndexSnapshot:
         new.agent = np.concatenate([self.agent, np.frombuffer(agent, dtype=np.int32)])
         new.facets = self.facets.extend(*facet_groups.arrays())
         new.tags = self.tags.extend(*tag_groups.arrays())
-        new.things = self.things.extend(*thing_groups.arrays(distinct=True))
+        new.things = self.things.extend(*_distinct_sets(element_groups, evidence_groups))
 
         new.edge_src = np.concatenate([self.edge_src, np.frombuffer(edges_src, dtype=np.int32)])
         new.edge_kind = np.concatenate([self.edge_kind, np.frombuffer(edges_kind, dtype=np.int8)])
