@@ -92,12 +92,8 @@ class Vocabulary:
 
     def term_ids(self, words: list[str]) -> list[int]:
         """Map words to term ids (``-1`` for stop words), learning new ones."""
-        table = self.word_term
-        try:
-            return list(map(table.__getitem__, words))
-        except KeyError:
-            self.learn(words)
-        return list(map(table.__getitem__, words))
+        ids: list[int] = self.word_ids(words).tolist()
+        return ids
 
     def word_ids(self, words: list[str]) -> I64:
         """:meth:`term_ids` as an array, learning only the words not seen yet.
