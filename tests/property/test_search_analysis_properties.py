@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from semreport.search import Analyzer, highlight, highlights_many
-from semreport.search._text import WORDS, find_words, fold_word, iter_words
+from semreport.search._text import WORDS, find_words, fold_word, iter_words, word_spans
 
 ANALYZERS = {
     "english": Analyzer(),
@@ -70,6 +70,18 @@ class TestOffsetProperties:
     def test_the_ascii_word_pattern_finds_the_same_words(self, text: str) -> None:
         assert find_words(text) == WORDS.findall(text)
         assert [m.span() for m in iter_words(text)] == [m.span() for m in WORDS.finditer(text)]
+
+    @given(
+        text=st.one_of(texts, st.text(alphabet=st.characters(max_codepoint=127))),
+        data=st.data(),
+    )
+    def test_word_spans_locate_every_occurrence_of_the_chosen_words(
+        self, text: str, data: st.DataObject
+    ) -> None:
+        words = find_words(text)
+        chosen = data.draw(st.sets(st.sampled_from(words)) if words else st.just(set()))
+        spans = word_spans(text, [w for w in words if w in chosen])
+        assert spans == [m.span() for m in WORDS.finditer(text) if m.group() in chosen]
 
     @given(analyzer=analyzers, text=texts)
     def test_tokens_are_the_terms_of_their_words(self, analyzer: Analyzer, text: str) -> None:

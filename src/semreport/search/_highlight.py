@@ -17,7 +17,7 @@ from typing import Final, cast
 import attrs
 
 from semreport.search._analysis import Analyzer
-from semreport.search._text import find_words, iter_words
+from semreport.search._text import find_words, iter_words, word_spans
 
 __all__ = ["FRAGMENT_SIZE", "Highlight", "highlight", "highlights", "highlights_many"]
 
@@ -103,7 +103,8 @@ def highlights_many(
     A field's words are looked up in the analyzer's word cache (a field's new
     words are folded and stemmed in one call); only the fields shown are
     located word by word, and their words' offsets are filtered by the
-    matched terms in one pass.
+    matched terms in one pass (a field shown whole locates only its matched
+    words).
     """
     wanted = frozenset(terms)
     if not wanted:
@@ -112,25 +113,27 @@ def highlights_many(
     held = wanted.__contains__
     out: list[tuple[Highlight, ...]] = []
     for fields in documents:
-        ranked: list[tuple[int, int, int, str, list[str | None], list[bool]]] = []
+        ranked: list[tuple[int, int, int, str, list[str], list[str | None], list[bool]]] = []
         for order, (name, text) in enumerate(fields.items()):
-            terms_of = lookup(find_words(text))
+            words = find_words(text)
+            terms_of = lookup(words)
             flags = list(map(held, terms_of))  # a stop word's None is never wanted
             count = flags.count(True)
             if count:
                 distinct = len(set(compress(terms_of, flags)))
-                ranked.append((-distinct, -count, order, name, terms_of, flags))
+                ranked.append((-distinct, -count, order, name, words, terms_of, flags))
         if not ranked:
             out.append(())
             continue
         ranked.sort(key=_RANK_KEY)
         shown: list[Highlight] = []
-        for *_, name, terms_of, flags in ranked[:limit]:  # only the fields shown are located
+        for *_, name, words, terms_of, flags in ranked[:limit]:  # only the fields shown are located
             text = fields[name]
-            spans = list(map(_SPAN, iter_words(text)))
-            if len(text) <= size:  # shown whole
-                shown.append(Highlight(name, _one_line(text), tuple(compress(spans, flags))))
+            if len(text) <= size:  # shown whole: only the matched words are located
+                spans = word_spans(text, compress(words, flags))
+                shown.append(Highlight(name, _one_line(text), tuple(spans)))
                 continue
+            spans = list(map(_SPAN, iter_words(text)))
             # The words with a term (not stop words) are where a fragment may be cut.
             edges = list(compress(spans, map(is_not, terms_of, repeat(None))))
             # A flagged word's term is a wanted term, never a stop word's None.

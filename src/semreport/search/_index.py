@@ -32,7 +32,7 @@ import numpy.typing as npt
 from semreport.domain import Decision, DecisionDomain, DecisionStatus, LinkKind, StoredRecord
 from semreport.search._analysis import Analyzer, Expansion, Token
 from semreport.search._propagation import Graph, csr_entries
-from semreport.search._text import WORDS, find_words
+from semreport.search._text import ASCII_WORD_BYTES, WORDS, find_words
 
 __all__ = ["DENSE_SHARE", "K1", "TITLE_WEIGHT", "B", "IndexSnapshot", "KeyedSets", "Vocabulary"]
 
@@ -1205,8 +1205,7 @@ _BREAK: Final = "Q"  # upper case: no lower-cased text holds it
 # For ASCII text, \w is [A-Za-z0-9_]: every other character separates words. One
 # character for one keeps str.translate on its fast path.
 _ASCII_SPLIT: Final = str.maketrans(
-    {chr(c): " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")}
-    | {_SEPARATOR: _BREAK}
+    {chr(c): " " for c in range(128) if c not in ASCII_WORD_BYTES} | {_SEPARATOR: _BREAK}
 )
 
 

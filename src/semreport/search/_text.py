@@ -26,7 +26,16 @@ import Stemmer
 
 from semreport.search._stopwords import LUCENE_ENGLISH
 
-__all__ = ["STOP_WORDS", "WORDS", "Tokenizer", "find_words", "fold_word", "iter_words"]
+__all__ = [
+    "ASCII_WORD_BYTES",
+    "STOP_WORDS",
+    "WORDS",
+    "Tokenizer",
+    "find_words",
+    "fold_word",
+    "iter_words",
+    "word_spans",
+]
 
 STOP_WORDS: Final = LUCENE_ENGLISH
 """The English stop words removed by default (Lucene's set)."""
@@ -58,10 +67,48 @@ The plain class is checked in one step; the one with every combining mark is
 several times slower per character.
 """
 
+ASCII_WORD_BYTES: Final = frozenset(c for c in range(128) if chr(c).isalnum() or chr(c) == "_")
+"""The ASCII characters that ``\\w`` matches (``[A-Za-z0-9_]``), as byte values."""
+
+_ASCII_SPACES: Final = bytes(c if c in ASCII_WORD_BYTES else 0x20 for c in range(256))
+"""A ``bytes.translate`` table turning every character but an ASCII word character to a space."""
+
 
 def find_words(text: str) -> list[str]:
-    """``WORDS.findall(text)``: the words of ``text`` in order."""
-    return (_ASCII_WORDS if text.isascii() else WORDS).findall(text)
+    """``WORDS.findall(text)``: the words of ``text`` in order.
+
+    In ASCII text every character that is not a word character separates
+    words, so they are found by turning those into spaces (one
+    ``bytes.translate``) and splitting: a few times faster than the regular
+    expression on the short fields of a decision.
+    """
+    if text.isascii():
+        return text.encode("ascii").translate(_ASCII_SPACES).decode("ascii").split()
+    return WORDS.findall(text)
+
+
+def word_spans(text: str, words: Iterable[str]) -> list[tuple[int, int]]:
+    """The ``(start, end)`` offsets of ``words`` in ``text``.
+
+    ``words`` are, in order, every occurrence in ``text`` of some of its words
+    (the words of :func:`find_words` for which a test holds): each is found
+    after the one before it. In ASCII text a word is looked up as a whole
+    word between spaces once the other characters are spaces (no regular
+    expression); other text goes through :func:`iter_words`.
+    """
+    if not text.isascii():
+        wanted = frozenset(words)
+        return [m.span() for m in iter_words(text) if m.group() in wanted]
+    padded = f" {text.encode('ascii').translate(_ASCII_SPACES).decode('ascii')} "
+    out: list[tuple[int, int]] = []
+    at = 0
+    for word in words:
+        # ``start`` is where `` word `` begins in ``padded``: the word's offset in ``text``.
+        start = padded.index(f" {word} ", at)
+        end = start + len(word)
+        out.append((start, end))
+        at = end + 1  # the space after the word may lead the next one
+    return out
 
 
 def iter_words(text: str) -> Iterator[re.Match[str]]:
