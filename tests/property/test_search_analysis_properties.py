@@ -6,7 +6,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from semreport.search import Analyzer, highlight, highlights_many
-from semreport.search._text import WORDS, find_words, fold_word, iter_words, word_spans
+from semreport.search._text import (
+    WORDS,
+    find_words,
+    fold_word,
+    iter_words,
+    word_spans,
+    words_within,
+)
 
 ANALYZERS = {
     "english": Analyzer(),
@@ -82,6 +89,16 @@ class TestOffsetProperties:
         chosen = data.draw(st.sets(st.sampled_from(words)) if words else st.just(set()))
         spans = word_spans(text, [w for w in words if w in chosen])
         assert spans == [m.span() for m in WORDS.finditer(text) if m.group() in chosen]
+
+    @given(
+        text=st.one_of(texts, st.text(alphabet=st.characters(max_codepoint=127))),
+        data=st.data(),
+    )
+    def test_words_within_are_the_words_wholly_inside(self, text: str, data: st.DataObject) -> None:
+        start = data.draw(st.integers(-3, len(text) + 3))
+        end = data.draw(st.integers(-3, len(text) + 3))
+        inside = [m.span() for m in WORDS.finditer(text) if start <= m.start() and m.end() <= end]
+        assert [m.span() for m in words_within(text, start, end)] == inside
 
     @given(analyzer=analyzers, text=texts)
     def test_tokens_are_the_terms_of_their_words(self, analyzer: Analyzer, text: str) -> None:

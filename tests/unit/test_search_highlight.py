@@ -6,10 +6,23 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from semreport.search import Analyzer, Highlight, highlight, highlights, highlights_many
-from semreport.search._highlight import _SPACE, _one_line, _window
+from semreport.search._highlight import _SPACE, _one_line
 
 ANALYZER = Analyzer()
 FILLER = "Unrelated words about scheduling and procurement fill this part of the text. "
+WINDOW_WORDS = [
+    "timber",
+    "the",
+    "of",
+    "a",
+    "façade",
+    "Fac\u0327ade",
+    "CO₂e",
+    "x_y",
+    "steel",
+    "longwordsstandalone",
+]
+WINDOW_SEPARATORS = [" ", ", ", ". ", "-", "\n", "\u2014", "  "]
 
 
 class TestHighlight:
@@ -108,29 +121,34 @@ def _reference_window(
 
 
 class TestWindow:
-    """The sliding window (two pointers, terms counted as it slides) equals its definition."""
+    """A long field's fragment (its hits' best run, widened at the words near it) is as defined."""
 
     @given(
         words=st.lists(
-            st.tuples(st.integers(1, 12), st.integers(0, 6), st.sampled_from("abcde")),
-            min_size=1,
+            st.tuples(st.sampled_from(WINDOW_WORDS), st.sampled_from(WINDOW_SEPARATORS)),
+            min_size=8,
             max_size=60,
         ),
-        size=st.integers(1, 80),
+        size=st.integers(4, 60),
         data=st.data(),
     )
     def test_matches_the_definition(
-        self, words: list[tuple[int, int, str]], size: int, data: st.DataObject
+        self, words: list[tuple[str, str]], size: int, data: st.DataObject
     ) -> None:
-        tokens: list[tuple[int, int, str]] = []
-        at = 0
-        for length, gap, term in words:
-            tokens.append((at, at + length, term))
-            at += length + gap + 1
-        wanted = data.draw(st.sets(st.sampled_from("abcde"), min_size=1))
-        hits = [t for t in tokens if t[2] in wanted]
-        if hits:
-            assert _window(tokens, hits, size) == _reference_window(tokens, hits, size)
+        text = "".join(word + separator for word, separator in words)
+        tokens = [(t.start, t.end, t.term) for t in ANALYZER.analyse(text)]
+        if not tokens:
+            return
+        wanted = data.draw(st.sets(st.sampled_from(sorted({t[2] for t in tokens})), min_size=1))
+        shown = highlight(ANALYZER, "statement", text, wanted, size=size)
+        assert shown is not None
+        if len(text) <= size:
+            assert shown.fragment == _one_line(text)
+            return
+        first, last = _reference_window(tokens, [t for t in tokens if t[2] in wanted], size)
+        head = "…" if first > 0 else ""
+        tail = "…" if last < len(text) else ""
+        assert shown.fragment == head + _one_line(text[first:last]) + tail
 
 
 class TestOneLine:

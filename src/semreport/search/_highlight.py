@@ -8,16 +8,15 @@ query ``facade`` and ``CO₂e`` for ``co2e``.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
-from collections.abc import Collection, Mapping, Sequence
-from itertools import compress, repeat
-from operator import is_not, itemgetter
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from itertools import compress
+from operator import itemgetter
 from typing import Final, cast
 
 import attrs
 
 from semreport.search._analysis import Analyzer
-from semreport.search._text import find_words, iter_words, word_spans
+from semreport.search._text import find_words, word_spans, words_within
 
 __all__ = ["FRAGMENT_SIZE", "Highlight", "highlight", "highlights", "highlights_many"]
 
@@ -101,10 +100,10 @@ def highlights_many(
     """:func:`highlights` for every document of a page.
 
     A field's words are looked up in the analyzer's word cache (a field's new
-    words are folded and stemmed in one call); only the fields shown are
-    located word by word, and their words' offsets are filtered by the
-    matched terms in one pass (a field shown whole locates only its matched
-    words).
+    words are folded and stemmed in one call). Only the fields shown are
+    located, and only in part: their matched words and, in a field cut to a
+    fragment, the words between the fragment's edges and its matched words,
+    so a long field costs about what a short one does.
     """
     wanted = frozenset(terms)
     if not wanted:
@@ -133,15 +132,13 @@ def highlights_many(
                 spans = word_spans(text, compress(words, flags))
                 shown.append(Highlight(name, _one_line(text), tuple(spans)))
                 continue
-            spans = list(map(_SPAN, iter_words(text)))
-            # The words with a term (not stop words) are where a fragment may be cut.
-            edges = list(compress(spans, map(is_not, terms_of, repeat(None))))
+            # Cut: the matched words are located, then only the words about the window's edges.
             # A flagged word's term is a wanted term, never a stop word's None.
-            hits = cast(
-                "list[_Token]",
-                [(a, b, t) for (a, b), t in compress(zip(spans, terms_of, strict=True), flags)],
-            )
-            shown.append(_cut(name, text, hits, *_window(edges, hits, size)))
+            matched = cast("list[str]", list(compress(terms_of, flags)))
+            located = word_spans(text, compress(words, flags))
+            hits = [(a, b, t) for (a, b), t in zip(located, matched, strict=True)]
+            start, end = _best_run(hits, size)
+            shown.append(_cut(name, text, hits, *_widen(text, lookup, start, end, size)))
         out.append(tuple(shown))
     return out
 
@@ -156,13 +153,10 @@ def _one_line(text: str) -> str:
 
 
 _RANK_KEY: Final = itemgetter(0, 1, 2)
-_SPAN: Final = re.Match.span
 
 
 _Token = tuple[int, int, str]
 """A word with a term: its start and end in the text, and its term."""
-_Edge = tuple[int, int] | _Token
-"""A word a fragment may be cut at: its start and end (a token will do)."""
 
 
 def _cut(field: str, text: str, hits: Sequence[_Token], first: int, last: int) -> Highlight:
@@ -173,14 +167,6 @@ def _cut(field: str, text: str, hits: Sequence[_Token], first: int, last: int) -
     fragment = head + _one_line(text[first:last]) + tail
     spans = tuple((a + shift, b + shift) for a, b, _ in hits if a >= first and b <= last)
     return Highlight(field, fragment, spans)
-
-
-def _window(edges: Sequence[_Edge], hits: Sequence[_Token], size: int) -> tuple[int, int]:
-    """The text range to show: the best run of ``hits``, widened to ``size`` at word ``edges``.
-
-    ``edges`` are the words a fragment may be cut at (start and end first), in order.
-    """
-    return _widen(edges, *_best_run(hits, size), size)
 
 
 def _best_run(hits: Sequence[_Token], size: int) -> tuple[int, int]:
@@ -212,26 +198,37 @@ def _best_run(hits: Sequence[_Token], size: int) -> tuple[int, int]:
     return hits[chosen[0]][0], hits[chosen[1] - 1][1]
 
 
-def _widen(edges: Sequence[_Edge], start: int, end: int, size: int) -> tuple[int, int]:
-    """``start:end`` widened to about ``size`` at the words' ``edges`` (spans, in order).
+def _widen(
+    text: str,
+    lookup: Callable[[list[str]], list[str | None]],
+    start: int,
+    end: int,
+    size: int,
+) -> tuple[int, int]:
+    """``text[start:end]`` widened to about ``size``, cut at words that have a term.
 
     Context goes on both sides, a little more after than before: the first
-    word starting at or after the wanted start, the last word ending at or
-    before the wanted end (word spans are in order and do not overlap, so
-    both are found by bisection).
+    word with a term (not a stop word) starting at or after the wanted start,
+    the last ending at or before the wanted end. Only the words between the
+    wanted edges and ``start:end`` are looked at, and ``lookup`` gives their
+    terms.
     """
     spare = max(size - (end - start), 0)
     want_start = start - spare // 3
     want_end = end + spare - (start - max(want_start, 0))
-    first, last = start, end
-    at = bisect_left(edges, want_start, key=_START)
-    if at < len(edges) and edges[at][0] < first:
-        first = edges[at][0]
-    at = bisect_right(edges, want_end, key=_END) - 1
-    if at >= 0 and edges[at][1] > last:
-        last = edges[at][1]
-    return first, last
+    first = _first_with_term(words_within(text, want_start, start), lookup)
+    last = _first_with_term(reversed(words_within(text, end, want_end)), lookup)
+    return (start if first is None else first.start()), (end if last is None else last.end())
 
 
-_START: Final = itemgetter(0)
-_END: Final = itemgetter(1)
+def _first_with_term(
+    words: Iterable[re.Match[str]], lookup: Callable[[list[str]], list[str | None]]
+) -> re.Match[str] | None:
+    """The first of ``words`` that has a term (is not a stop word), if any.
+
+    Words are looked up one at a time: the first or the second usually has one.
+    """
+    for word in words:
+        if lookup([word.group()])[0] is not None:
+            return word
+    return None

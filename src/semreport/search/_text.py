@@ -35,6 +35,7 @@ __all__ = [
     "fold_word",
     "iter_words",
     "word_spans",
+    "words_within",
 ]
 
 STOP_WORDS: Final = LUCENE_ENGLISH
@@ -114,6 +115,22 @@ def word_spans(text: str, words: Iterable[str]) -> list[tuple[int, int]]:
 def iter_words(text: str) -> Iterator[re.Match[str]]:
     """``WORDS.finditer(text)``: the words of ``text`` in order, with their offsets."""
     return (_ASCII_WORDS if text.isascii() else WORDS).finditer(text)
+
+
+def words_within(text: str, start: int, end: int) -> list[re.Match[str]]:
+    """The words of ``text`` that lie wholly within ``text[start:end]``, in order.
+
+    Only that part of the text is matched; a word that goes on before
+    ``start`` or after ``end`` is left out.
+    """
+    pattern = _ASCII_WORDS if text.isascii() else WORDS
+    start = max(start, 0)
+    found = list(pattern.finditer(text, start, end))
+    if found and found[0].start() == start > 0 and pattern.match(text, start - 1, start):
+        del found[0]  # it began before ``start``
+    if found and found[-1].end() == end < len(text) and pattern.match(text, end, end + 1):
+        found.pop()  # it goes on after ``end``
+    return found
 
 
 _NOT_WORD: Final = re.compile(r"\W+")
