@@ -128,14 +128,13 @@ def highlights_many(
         shown: list[Highlight] = []
         for *_, name, words, terms_of, flags in ranked[:limit]:  # only the fields shown are located
             text = fields[name]
-            if len(text) <= size:  # shown whole: only the matched words are located
-                spans = word_spans(text, compress(words, flags))
-                shown.append(Highlight(name, _one_line(text), tuple(spans)))
+            located = word_spans(text, compress(words, flags))  # only the matched words
+            if len(text) <= size:  # shown whole
+                shown.append(Highlight(name, _one_line(text), tuple(located)))
                 continue
-            # Cut: the matched words are located, then only the words about the window's edges.
+            # Cut at the best run of matches, widened at the words about its edges only.
             # A flagged word's term is a wanted term, never a stop word's None.
             matched = cast("list[str]", list(compress(terms_of, flags)))
-            located = word_spans(text, compress(words, flags))
             hits = [(a, b, t) for (a, b), t in zip(located, matched, strict=True)]
             start, end = _best_run(hits, size)
             shown.append(_cut(name, text, hits, *_widen(text, lookup, start, end, size)))
