@@ -75,6 +75,11 @@ _ASCII_SPACES: Final = bytes(c if c in ASCII_WORD_BYTES else 0x20 for c in range
 """A ``bytes.translate`` table turning every character but an ASCII word character to a space."""
 
 
+def _spaced(text: str) -> str:
+    """ASCII ``text`` with every character but a word character turned into a space."""
+    return text.encode("ascii").translate(_ASCII_SPACES).decode("ascii")
+
+
 def find_words(text: str) -> list[str]:
     """``WORDS.findall(text)``: the words of ``text`` in order.
 
@@ -84,7 +89,7 @@ def find_words(text: str) -> list[str]:
     expression on the short fields of a decision.
     """
     if text.isascii():
-        return text.encode("ascii").translate(_ASCII_SPACES).decode("ascii").split()
+        return _spaced(text).split()
     return WORDS.findall(text)
 
 
@@ -100,7 +105,7 @@ def word_spans(text: str, words: Iterable[str]) -> list[tuple[int, int]]:
     if not text.isascii():
         wanted = frozenset(words)
         return [m.span() for m in iter_words(text) if m.group() in wanted]
-    padded = f" {text.encode('ascii').translate(_ASCII_SPACES).decode('ascii')} "
+    padded = f" {_spaced(text)} "
     out: list[tuple[int, int]] = []
     at = 0
     for word in words:
