@@ -35,7 +35,8 @@ from semreport import (
     StorageError,
     Turn,
 )
-from semreport.storage import open_storage
+from semreport.canonical import record_bytes
+from semreport.storage import _common, open_storage
 from semreport.storage.postgres import SCHEMA_VERSION, PostgresStorage, open_postgres
 from semreport.wire import to_wire
 
@@ -468,6 +469,38 @@ class TestTypes:
         store.record(decisions(1))
         assert all(type(d) is Decision for d in store.decisions("p-1"))
         store.close()
+
+
+class TestTheRowForm:
+    """A row holds the record's canonical bytes; a read checks them with one hash."""
+
+    @pytest.mark.parametrize("copy_threshold", [1, 1000], ids=["copy", "insert"])
+    def test_a_whole_number_float_is_kept_and_read_without_canonicalising(
+        self, pg_schema: str, copy_threshold: int, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        store = open_pg(pg_schema, copy_threshold=copy_threshold)
+        try:
+            given = decision(1, attributes={"cost_eur": 60.0, "share": 0.5})
+            (kept,) = store.record([given])
+            with admin_connect() as conn:
+                (body,) = conn.execute(
+                    sql.SQL("SELECT record::text FROM {}.decisions").format(
+                        sql.Identifier(pg_schema)
+                    )
+                ).fetchone()
+            canonical = record_bytes(kept)
+            assert body.encode() == canonical[:-1] + b',"float_attributes":["cost_eur"]}'
+
+            def refuse(_wire: object) -> bytes:
+                raise AssertionError("canonicalised again")
+
+            monkeypatch.setattr(_common, "canonical_record", refuse)
+            record = store.get_record("p-1", kept.id)
+            assert record.canonical == canonical
+            assert type(record.wire["attributes"]["cost_eur"]) is float
+            assert list(store.decisions("p-1")) == [kept]
+        finally:
+            store.close()
 
 
 class TestLeastPrivilege:

@@ -12,10 +12,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 
 import semreport
-from semreport.canonical import record_sha256
+from semreport.canonical import record_bytes, record_sha256
 from semreport.domain import (
     ConfigurationError,
     CorruptStorage,
@@ -26,7 +27,7 @@ from semreport.domain import (
     Storage,
     StorageError,
 )
-from semreport.storage import open_storage
+from semreport.storage import _common, open_storage
 from semreport.storage._common import encode_decision
 from semreport.storage.sqlite import (
     APPLICATION_ID,
@@ -112,6 +113,34 @@ class TestSQLiteInMemoryConformance(_SQLiteTampering, StorageConformance):
 
     def open_storage(self, name: str, clock: Any) -> SQLiteStorage:
         return open_sqlite("sqlite:///:memory:", clock=clock)
+
+
+class TestTheRowForm:
+    """A row holds the record's canonical bytes; a read checks them with one hash."""
+
+    def test_a_whole_number_float_is_kept_and_read_without_canonicalising(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        path = tmp_path / "rows.db"
+        store = open_sqlite(_url(path))
+        try:
+            given = attrs.evolve(_decision("d-1"), attributes={"cost_eur": 60.0, "share": 0.5})
+            (kept,) = store.record([given])
+            with sqlite3.connect(path) as conn:
+                (body,) = conn.execute("SELECT body FROM decisions").fetchone()
+            canonical = record_bytes(kept)
+            assert body.encode() == canonical[:-1] + b',"float_attributes":["cost_eur"]}'
+
+            def refuse(_wire: object) -> bytes:
+                raise AssertionError("canonicalised again")
+
+            monkeypatch.setattr(_common, "canonical_record", refuse)
+            record = store.get_record("p-1", kept.id)
+            assert record.canonical == canonical
+            assert type(record.wire["attributes"]["cost_eur"]) is float
+            assert list(store.decisions("p-1")) == [kept]
+        finally:
+            store.close()
 
 
 class TestURLs:

@@ -7,16 +7,20 @@ database file holds for a flipped bit in its lists too.
 
 from __future__ import annotations
 
+import json
 import random
+import re
 
 import pytest
 
 import semreport
-from semreport.canonical import record_sha256
+from semreport.canonical import record_bytes, record_sha256
 from semreport.domain import CorruptStorage, Decision, Evidence, InvalidRequest
+from semreport.storage import _common
 from semreport.storage.memory import MemoryStorage
 from semreport.testing import ManualClock
 from semreport.testing.conformance import poked
+from semreport.wire import to_wire
 
 
 def _decision(n: int) -> Decision:
@@ -87,3 +91,82 @@ class TestTheStoredHash:
             rows = sr.storage._log["p-1"]  # type: ignore[attr-defined]
         assert [row.sha256 for row in rows] == [record_sha256(d) for d in stored]
         assert [f"sha256:{row.sha256}" for row in rows] == [r.sha256 for r in report.records]
+
+
+class TestTheRowForm:
+    """A row's body begins with the record's canonical bytes, whatever its numbers."""
+
+    def _stored(self, **attributes: float | str | bool) -> tuple[MemoryStorage, Decision]:
+        store = MemoryStorage(clock=ManualClock())
+        decision = Decision(
+            id="d-1", project_id="p-1", title="T", statement="S", agent="a", attributes=attributes
+        )
+        (kept,) = store.record([decision])
+        return store, kept
+
+    def test_a_whole_number_float_is_named_after_the_canonical_bytes(self) -> None:
+        store, kept = self._stored(cost_eur=60.0, count=3, share=0.5, huge=1e300)
+        (row,) = store._log["p-1"]
+        canonical = record_bytes(kept)
+        assert row.body.encode() == (canonical[:-1] + b',"float_attributes":["cost_eur","huge"]}')
+        record = store.get_record("p-1", kept.id)
+        assert record.canonical == canonical
+        assert record.wire["attributes"] == {
+            "cost_eur": 60.0,
+            "count": 3,
+            "huge": 1e300,
+            "share": 0.5,
+        }
+        assert [type(v) for v in record.wire["attributes"].values()] == [float, int, float, float]
+        assert store.get("p-1", kept.id) == kept
+
+    def test_without_one_the_body_is_the_canonical_bytes(self) -> None:
+        store, kept = self._stored(count=3, share=0.5, ok=True)
+        (row,) = store._log["p-1"]
+        assert row.body.encode() == record_bytes(kept)
+
+    def test_a_read_checks_it_with_one_hash_and_no_canonicalisation(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        store, kept = self._stored(cost_eur=60.0)
+
+        def refuse(_wire: object) -> bytes:
+            raise AssertionError("canonicalised again")
+
+        monkeypatch.setattr(_common, "canonical_record", refuse)
+        assert store.get("p-1", kept.id) == kept
+        assert list(store.decisions("p-1")) == [kept]
+
+    def test_a_row_of_the_earlier_form_still_reads(self) -> None:
+        # Earlier builds stored such a record as compact JSON keeping the float.
+        store, kept = self._stored(cost_eur=60.0, share=0.5)
+        rows = store._log["p-1"]
+        earlier = json.dumps(to_wire(kept), ensure_ascii=False, separators=(",", ":"))
+        assert '"cost_eur":60.0' in earlier
+        rows[0] = rows[0]._replace(body=earlier)
+        assert store.get("p-1", kept.id) == kept
+        record = store.get_record("p-1", kept.id)
+        assert type(record.wire["attributes"]["cost_eur"]) is float
+        assert record.canonical == record_bytes(kept)
+
+    @pytest.mark.parametrize(
+        ("names", "named"),
+        [
+            ('"cost_eur"', "is not an array"),
+            ('["missing"]', "'missing', which is not a numeric attribute"),
+            ('["ok"]', "'ok', which is not a numeric attribute"),
+            ('["label"]', "'label', which is not a numeric attribute"),
+            ("[7]", "7, which is not a numeric attribute"),
+        ],
+    )
+    def test_a_member_naming_what_is_not_a_number_is_corrupt_storage(
+        self, names: str, named: str
+    ) -> None:
+        store, kept = self._stored(cost_eur=60.0, ok=True, label="x")
+        rows = store._log["p-1"]
+        body = record_bytes(kept)[:-1].decode() + f',"float_attributes":{names}}}'
+        rows[0] = rows[0]._replace(body=body)
+        with pytest.raises(CorruptStorage, match=f"'d-1'.*{re.escape(named)}"):
+            store.get("p-1", kept.id)
+        with pytest.raises(CorruptStorage, match=re.escape(named)):
+            list(store.decisions("p-1"))

@@ -8,15 +8,18 @@ back the same way. No adapter imports another; they all import this.
 
 The row form of a decision:
 
-- ``body``: the decision's wire form as JSON text. When JCS (RFC 8785) writes
-  the record without losing anything (see :func:`decision_row`), the body *is*
-  the record's canonical bytes, the very bytes a report cites;
-  otherwise it is compact JSON that keeps every number's type.
+- ``body``: the decision's wire form as JSON text, made of the record's
+  canonical bytes (JCS, RFC 8785), the very bytes a report cites. JCS writes a
+  whole-number float as an integer; a record holding one in its attributes
+  gets one more member, last, naming them (``"float_attributes"``), so that
+  the body keeps every number's type and still begins with the canonical
+  bytes (see :func:`decision_row`). Rows written by earlier builds held
+  compact JSON for such records instead; they are read as before.
 - ``sha256``: :func:`semreport.canonical.record_sha256` of the decision, the
   hex digest in the record's citation id ``sha256:...``.
 
 :func:`read_decision` checks that hash on every read: one ``hashlib`` call
-when the body is the canonical bytes, a re-canonicalisation otherwise, and a
+(a re-canonicalisation for a row of the earlier form), and a
 mismatch, an undecodable body or a row that names another record is a
 :class:`~semreport.CorruptStorage` naming the record. Sessions are not cited;
 their rows carry the SHA-256 of the stored body text instead, checked the same
@@ -316,15 +319,43 @@ class DecisionRow(NamedTuple):
     sha256: str
 
 
-def _canonical_is_lossless(wire: dict[str, Any]) -> bool:
-    """Whether parsing the JCS bytes of ``wire`` gives back ``wire`` with every type kept.
+_FLOAT_ATTRIBUTES: Final = "float_attributes"
+"""The member a stored body adds, last, to name the attributes JCS writes as integers."""
 
-    JCS writes a whole-number float (``60.0``) as an integer (``60``); it is
-    the only change of type, and in a decision only ``attributes`` hold floats.
-    Strings, integers, other floats, booleans and nulls parse back as they were
-    (JCS writes each float as the shortest text that round-trips).
+_FLOATS_MARK: Final = f',"{_FLOAT_ATTRIBUTES}":['.encode()
+
+
+def _row_body(wire: dict[str, Any], canonical: bytes) -> str:
+    """The body stored for a record: its canonical bytes, and the floats JCS writes as integers.
+
+    JCS writes a whole-number float (``60.0``) as an integer (``60``): the only
+    change of type, and in a decision only ``attributes`` hold floats. A record
+    with such an attribute is stored as its canonical bytes with one more
+    member, last, naming those attributes in order
+    (``...,"float_attributes":["cost_eur"]}``). The canonical bytes are then
+    the body up to that member, so every read checks a record with one
+    ``hashlib`` call, and the body still parses as the record's fields.
     """
-    return not any(type(v) is float and v.is_integer() for v in wire["attributes"].values())
+    text = canonical.decode()
+    floats = sorted(k for k, v in wire["attributes"].items() if type(v) is float and v.is_integer())
+    if not floats:
+        return text
+    names = json.dumps(floats, ensure_ascii=False, separators=(",", ":"))
+    return f'{text[:-1]},"{_FLOAT_ATTRIBUTES}":{names}}}'
+
+
+def _restore_floats(wire: dict[str, Any], names: object) -> str | None:
+    """Give back the float type of the attributes a body names; what is wrong, or ``None``."""
+    attributes = wire["attributes"]
+    if type(names) is not list:
+        return f"{_FLOAT_ATTRIBUTES} is not an array"
+    for name in names:
+        value = attributes.get(name) if type(name) is str else None
+        if type(value) is int:
+            attributes[name] = float(value)
+        elif type(value) is not float:  # an integer past 64 bits parses as a float already
+            return f"{_FLOAT_ATTRIBUTES} names {name!r}, which is not a numeric attribute"
+    return None
 
 
 def decision_row(decision: Decision, sequence: int, recorded_at: datetime) -> DecisionRow:
@@ -344,8 +375,7 @@ def decision_row(decision: Decision, sequence: int, recorded_at: datetime) -> De
         canonical = canonical_record(wire)
     except CanonicalizationError as exc:  # pragma: no cover - the checks refuse it first
         raise InvalidRequest.at("$", f"the decision cannot be canonicalised: {exc}") from None
-    body = canonical.decode() if _canonical_is_lossless(wire) else _dumps(wire, "decision")
-    return DecisionRow(decision, body, hashlib.sha256(canonical).hexdigest())
+    return DecisionRow(decision, _row_body(wire, canonical), hashlib.sha256(canonical).hexdigest())
 
 
 def _dumps(data: Any, what: str) -> str:
@@ -405,11 +435,15 @@ def read_record(
         raise _damaged(
             project_id, sequence, decision_id, f"does not decode ({_reason(exc)}): {_AT_REST}"
         ) from None
-    # A canonical body that hashes to the stored hash is the recorded record: one
-    # hashlib call proves it. A body that keeps a number's type JCS would drop is
-    # canonicalised again.
+    # A body is the canonical bytes, perhaps followed by the names of its whole-number
+    # floats (see _row_body): one hashlib call proves it is the recorded record. A body
+    # of an earlier form (compact JSON keeping every float) is canonicalised again.
     canonical = data
-    if type(sha256) is not str or hashlib.sha256(data).hexdigest() != sha256:
+    floats: object = None
+    if type(wire) is dict and _FLOAT_ATTRIBUTES in wire:
+        floats = wire.pop(_FLOAT_ATTRIBUTES)
+        canonical = data[: data.rfind(_FLOATS_MARK)] + b"}"
+    if type(sha256) is not str or hashlib.sha256(canonical).hexdigest() != sha256:
         try:
             canonical = canonical_record(wire)
         except Exception:  # noqa: BLE001 - not even a record: it cannot match its hash
@@ -419,6 +453,8 @@ def read_record(
                 project_id, sequence, decision_id, f"does not match its stored SHA-256: {_AT_REST}"
             )
     problem = record_shape_problem(wire)
+    if problem is None and floats is not None:
+        problem = _restore_floats(wire, floats)
     if problem is not None:
         raise _damaged(
             project_id,
@@ -582,8 +618,7 @@ def rehash_decision(body: str | bytes) -> tuple[str, str]:
     except Exception:  # noqa: BLE001 - kept as it is, and refused on every read
         text = body if isinstance(body, str) else bytes(body).decode("utf-8", "replace")
         return text, ""
-    text = canonical.decode() if _canonical_is_lossless(wire) else _dumps(wire, "decision")
-    return text, hashlib.sha256(canonical).hexdigest()
+    return _row_body(wire, canonical), hashlib.sha256(canonical).hexdigest()
 
 
 def _bytes(body: object) -> bytes:
