@@ -129,7 +129,7 @@ class TestTheRowForm:
             with sqlite3.connect(path) as conn:
                 (body,) = conn.execute("SELECT body FROM decisions").fetchone()
             canonical = record_bytes(kept)
-            assert body.encode() == canonical[:-1] + b',"float_attributes":["cost_eur"]}'
+            assert body.encode() == canonical[:-1] + b',"float_attributes":{"cost_eur":60.0}}'
 
             def refuse(_wire: object) -> bytes:
                 raise AssertionError("canonicalised again")

@@ -104,20 +104,23 @@ class TestTheRowForm:
         (kept,) = store.record([decision])
         return store, kept
 
-    def test_a_whole_number_float_is_named_after_the_canonical_bytes(self) -> None:
-        store, kept = self._stored(cost_eur=60.0, count=3, share=0.5, huge=1e300)
+    def test_a_whole_number_float_is_kept_after_the_canonical_bytes(self) -> None:
+        store, kept = self._stored(cost_eur=60.0, count=3, share=0.5, huge=1e300, zero=-0.0)
         (row,) = store._log["p-1"]
         canonical = record_bytes(kept)
-        assert row.body.encode() == (canonical[:-1] + b',"float_attributes":["cost_eur","huge"]}')
+        assert row.body.encode() == (
+            canonical[:-1] + b',"float_attributes":{"cost_eur":60.0,"huge":1e+300,"zero":-0.0}}'
+        )
         record = store.get_record("p-1", kept.id)
         assert record.canonical == canonical
-        assert record.wire["attributes"] == {
-            "cost_eur": 60.0,
-            "count": 3,
-            "huge": 1e300,
-            "share": 0.5,
-        }
-        assert [type(v) for v in record.wire["attributes"].values()] == [float, int, float, float]
+        got = record.wire["attributes"]
+        assert [(name, repr(value)) for name, value in got.items()] == [
+            ("cost_eur", "60.0"),
+            ("count", "3"),
+            ("huge", "1e+300"),
+            ("share", "0.5"),
+            ("zero", "-0.0"),
+        ]
         assert store.get("p-1", kept.id) == kept
 
     def test_without_one_the_body_is_the_canonical_bytes(self) -> None:
@@ -150,23 +153,24 @@ class TestTheRowForm:
         assert record.canonical == record_bytes(kept)
 
     @pytest.mark.parametrize(
-        ("names", "named"),
+        ("kept", "named"),
         [
-            ('"cost_eur"', "is not an array"),
-            ('["missing"]', "'missing', which is not a numeric attribute"),
-            ('["ok"]', "'ok', which is not a numeric attribute"),
-            ('["label"]', "'label', which is not a numeric attribute"),
-            ("[7]", "7, which is not a numeric attribute"),
+            ('"cost_eur"', "float_attributes is not an object"),
+            ('{"missing":1.0}', "'missing', which is not that attribute as a float"),
+            ('{"ok":1.0}', "'ok', which is not that attribute as a float"),
+            ('{"label":1.0}', "'label', which is not that attribute as a float"),
+            ('{"cost_eur":61.0}', "'cost_eur', which is not that attribute as a float"),
+            ('{"cost_eur":60}', "'cost_eur', which is not that attribute as a float"),
         ],
     )
-    def test_a_member_naming_what_is_not_a_number_is_corrupt_storage(
-        self, names: str, named: str
+    def test_a_member_keeping_what_is_not_the_record_is_corrupt_storage(
+        self, kept: str, named: str
     ) -> None:
-        store, kept = self._stored(cost_eur=60.0, ok=True, label="x")
+        store, stored = self._stored(cost_eur=60.0, ok=True, label="x")
         rows = store._log["p-1"]
-        body = record_bytes(kept)[:-1].decode() + f',"float_attributes":{names}}}'
+        body = record_bytes(stored)[:-1].decode() + f',"float_attributes":{kept}}}'
         rows[0] = rows[0]._replace(body=body)
         with pytest.raises(CorruptStorage, match=f"'d-1'.*{re.escape(named)}"):
-            store.get("p-1", kept.id)
+            store.get("p-1", stored.id)
         with pytest.raises(CorruptStorage, match=re.escape(named)):
             list(store.decisions("p-1"))

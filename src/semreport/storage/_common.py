@@ -11,8 +11,8 @@ The row form of a decision:
 - ``body``: the decision's wire form as JSON text, made of the record's
   canonical bytes (JCS, RFC 8785), the very bytes a report cites. JCS writes a
   whole-number float as an integer; a record holding one in its attributes
-  gets one more member, last, naming them (``"float_attributes"``), so that
-  the body keeps every number's type and still begins with the canonical
+  gets one more member, last, keeping them as floats (``"float_attributes"``),
+  so that the body keeps every number and still begins with the canonical
   bytes (see :func:`decision_row`). Rows written by earlier builds held
   compact JSON for such records instead; they are read as before.
 - ``sha256``: :func:`semreport.canonical.record_sha256` of the decision, the
@@ -320,41 +320,47 @@ class DecisionRow(NamedTuple):
 
 
 _FLOAT_ATTRIBUTES: Final = "float_attributes"
-"""The member a stored body adds, last, to name the attributes JCS writes as integers."""
+"""The member a stored body adds, last, to keep the floats JCS writes as integers."""
 
-_FLOATS_MARK: Final = f',"{_FLOAT_ATTRIBUTES}":['.encode()
+_FLOATS_MARK: Final = f',"{_FLOAT_ATTRIBUTES}":{{'.encode()
 
 
 def _row_body(wire: dict[str, Any], canonical: bytes) -> str:
     """The body stored for a record: its canonical bytes, and the floats JCS writes as integers.
 
-    JCS writes a whole-number float (``60.0``) as an integer (``60``): the only
-    change of type, and in a decision only ``attributes`` hold floats. A record
-    with such an attribute is stored as its canonical bytes with one more
-    member, last, naming those attributes in order
-    (``...,"float_attributes":["cost_eur"]}``). The canonical bytes are then
-    the body up to that member, so every read checks a record with one
+    JCS writes a whole-number float (``60.0``, ``-0.0``) as an integer (``60``,
+    ``0``): the only change of type, and in a decision only ``attributes`` hold
+    floats. A record with such an attribute is stored as its canonical bytes
+    with one more member, last, holding those attributes as floats
+    (``...,"float_attributes":{"cost_eur":60.0}}``). The canonical bytes are
+    then the body up to that member, so every read checks a record with one
     ``hashlib`` call, and the body still parses as the record's fields.
     """
     text = canonical.decode()
-    floats = sorted(k for k, v in wire["attributes"].items() if type(v) is float and v.is_integer())
+    floats = {
+        k: v for k, v in sorted(wire["attributes"].items()) if type(v) is float and v.is_integer()
+    }
     if not floats:
         return text
-    names = json.dumps(floats, ensure_ascii=False, separators=(",", ":"))
-    return f'{text[:-1]},"{_FLOAT_ATTRIBUTES}":{names}}}'
+    kept = json.dumps(floats, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return f'{text[:-1]},"{_FLOAT_ATTRIBUTES}":{kept}}}'
 
 
-def _restore_floats(wire: dict[str, Any], names: object) -> str | None:
-    """Give back the float type of the attributes a body names; what is wrong, or ``None``."""
+def _restore_floats(wire: dict[str, Any], floats: object) -> str | None:
+    """Give back the floats a body keeps (each equal to its canonical value); or what is wrong."""
     attributes = wire["attributes"]
-    if type(names) is not list:
-        return f"{_FLOAT_ATTRIBUTES} is not an array"
-    for name in names:
-        value = attributes.get(name) if type(name) is str else None
-        if type(value) is int:
-            attributes[name] = float(value)
-        elif type(value) is not float:  # an integer past 64 bits parses as a float already
-            return f"{_FLOAT_ATTRIBUTES} names {name!r}, which is not a numeric attribute"
+    if type(floats) is not dict:
+        return f"{_FLOAT_ATTRIBUTES} is not an object"
+    for name, value in floats.items():
+        canonical = attributes.get(name)
+        # JCS prints such a float's shortest digits, as an integer: equal once read as a float.
+        if (
+            type(value) is not float
+            or type(canonical) not in (int, float)
+            or float(canonical) != value
+        ):
+            return f"{_FLOAT_ATTRIBUTES} holds {name!r}, which is not that attribute as a float"
+        attributes[name] = value
     return None
 
 
@@ -435,7 +441,7 @@ def read_record(
         raise _damaged(
             project_id, sequence, decision_id, f"does not decode ({_reason(exc)}): {_AT_REST}"
         ) from None
-    # A body is the canonical bytes, perhaps followed by the names of its whole-number
+    # A body is the canonical bytes, perhaps followed by its whole-number floats as
     # floats (see _row_body): one hashlib call proves it is the recorded record. A body
     # of an earlier form (compact JSON keeping every float) is canonicalised again.
     canonical = data

@@ -450,17 +450,23 @@ class DecisionMemoryRules(StorageFixtures):
         assert next(iter(five.records("p-1", after=1))).wire["title"] == "Title of d2"
 
     def test_every_number_keeps_its_type(self, storage: Storage) -> None:
-        # JCS writes a whole-number float as an integer: the record still reads a float.
-        attributes = {"cost_eur": 60.0, "count": 60, "big": 1e20, "share": 0.5, "ok": True}
+        # JCS writes a whole-number float as an integer (-0.0 as 0): the record reads it back.
+        attributes = {
+            "big": 1e20,
+            "cost_eur": 60.0,
+            "count": 60,
+            "ok": True,
+            "share": 0.5,
+            "zero": -0.0,
+        }
         (kept,) = storage.record([decision("d1", attributes=attributes)])
         record = storage.get_record("p-1", "d1")
-        types = {name: type(value) for name, value in record.wire["attributes"].items()}
-        assert types == {"big": float, "cost_eur": float, "count": int, "ok": bool, "share": float}
-        assert record.wire["attributes"] == attributes
+        shown = {name: repr(value) for name, value in attributes.items()}
+        assert {name: repr(value) for name, value in record.wire["attributes"].items()} == shown
         assert record.canonical == canonical_record(to_wire(kept))
         assert next(iter(storage.records("p-1"))).wire == record.wire
         got = storage.get("p-1", "d1").attributes
-        assert {name: type(value) for name, value in got.items()} == types
+        assert {name: repr(value) for name, value in got.items()} == shown
 
     def test_get_record_is_the_record_of_get(self, five: Storage) -> None:
         record = five.get_record("p-1", "d3")
