@@ -19,6 +19,7 @@ from pg_support import (
     with_query,
 )
 from psycopg import sql
+from row_form_support import check_row_holds_the_canonical_bytes
 
 import semreport
 from semreport import (
@@ -35,8 +36,7 @@ from semreport import (
     StorageError,
     Turn,
 )
-from semreport.canonical import record_bytes
-from semreport.storage import _common, open_storage
+from semreport.storage import open_storage
 from semreport.storage.postgres import SCHEMA_VERSION, PostgresStorage, open_postgres
 from semreport.wire import to_wire
 
@@ -488,17 +488,7 @@ class TestTheRowForm:
                         sql.Identifier(pg_schema)
                     )
                 ).fetchone()
-            canonical = record_bytes(kept)
-            assert body.encode() == canonical[:-1] + b',"float_attributes":{"cost_eur":60.0}}'
-
-            def refuse(_wire: object) -> bytes:
-                raise AssertionError("canonicalised again")
-
-            monkeypatch.setattr(_common, "canonical_record", refuse)
-            record = store.get_record("p-1", kept.id)
-            assert record.canonical == canonical
-            assert type(record.wire["attributes"]["cost_eur"]) is float
-            assert list(store.decisions("p-1")) == [kept]
+            check_row_holds_the_canonical_bytes(store, kept, body, monkeypatch)
         finally:
             store.close()
 

@@ -14,9 +14,10 @@ from typing import Any
 
 import attrs
 import pytest
+from row_form_support import check_row_holds_the_canonical_bytes
 
 import semreport
-from semreport.canonical import record_bytes, record_sha256
+from semreport.canonical import record_sha256
 from semreport.domain import (
     ConfigurationError,
     CorruptStorage,
@@ -27,7 +28,7 @@ from semreport.domain import (
     Storage,
     StorageError,
 )
-from semreport.storage import _common, open_storage
+from semreport.storage import open_storage
 from semreport.storage._common import encode_decision
 from semreport.storage.sqlite import (
     APPLICATION_ID,
@@ -128,17 +129,7 @@ class TestTheRowForm:
             (kept,) = store.record([given])
             with sqlite3.connect(path) as conn:
                 (body,) = conn.execute("SELECT body FROM decisions").fetchone()
-            canonical = record_bytes(kept)
-            assert body.encode() == canonical[:-1] + b',"float_attributes":{"cost_eur":60.0}}'
-
-            def refuse(_wire: object) -> bytes:
-                raise AssertionError("canonicalised again")
-
-            monkeypatch.setattr(_common, "canonical_record", refuse)
-            record = store.get_record("p-1", kept.id)
-            assert record.canonical == canonical
-            assert type(record.wire["attributes"]["cost_eur"]) is float
-            assert list(store.decisions("p-1")) == [kept]
+            check_row_holds_the_canonical_bytes(store, kept, body, monkeypatch)
         finally:
             store.close()
 
