@@ -20,9 +20,9 @@ Many service processes may append to and read from one database at once:
 - Each row keeps a SHA-256 (``record_sha256``): for a decision, the hash of
   its canonical record bytes, which is its citation id; every read checks it,
   so a record altered in the database is a :class:`~semreport.CorruptStorage`
-  naming it. Rows store the canonical bytes themselves (with the names of
-  any whole-number float attributes after them), so the check is one
-  ``hashlib`` call.
+  naming it. Rows store the canonical bytes themselves (with any
+  whole-number float attributes kept as floats after them), so the check is
+  one ``hashlib`` call.
 - Connections are checked when taken from the pool, so a restarted server or
   a killed backend costs one reconnect: once one connection is found broken,
   every idle one is checked at once, rather than one per backed-off retry. A
