@@ -9,7 +9,6 @@ and every project, services pass the authenticated one.
 from __future__ import annotations
 
 import itertools
-import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -19,6 +18,7 @@ from typing import Any, Final, NoReturn, TypeVar
 
 import attrs
 
+from semreport._checked import checked_decision
 from semreport._ingest import IngestProgress, IngestResult, Pipeline, plan_sources
 from semreport.contract import CONTRACT, endpoint
 from semreport.domain import (
@@ -86,7 +86,7 @@ from semreport.search import (
     parse_exemplar,
 )
 from semreport.storage import open_storage
-from semreport.wire import from_wire, to_wire
+from semreport.wire import dumps, from_wire, to_wire
 
 __all__ = ["Capabilities", "SemReport", "open"]
 
@@ -891,7 +891,10 @@ def _check_ids(**ids: object) -> None:
 
 
 def _structure_batch(
-    items: Iterable[T | Mapping[str, Any]], cls: type[T], limit: int, check: Callable[[T], None]
+    items: Iterable[T | Mapping[str, Any]],
+    cls: type[T],
+    limit: int,
+    check: Callable[[T, str], T],
 ) -> list[T]:
     """Structure a batch for ``record``/``record_sessions``, refusing it whole if anything is bad.
 
@@ -910,8 +913,7 @@ def _structure_batch(
     for position, item in enumerate(listed):
         where = f"$[{position}]"
         try:
-            structured = from_wire(item, cls, path=where)
-            check(structured)
+            structured = check(from_wire(item, cls, path=where), where)
         except InvalidRequest as exc:
             errors.extend(exc.errors)
         except InvalidValue as exc:
@@ -923,30 +925,53 @@ def _structure_batch(
     return batch
 
 
-def _check_decision(decision: Decision) -> None:
-    """Refuse a decision over the request limits (counts, then its size)."""
-    problems = count_problems(decision)
-    if not problems:
-        size = len(
-            json.dumps(to_wire(decision), ensure_ascii=False, separators=(",", ":")).encode()
-        )
-        if size > MAX_DECISION_BYTES:
-            problems.append(((), f"at most {MAX_DECISION_BYTES} bytes as JSON, got {size}"))
+def _check_decision(decision: Decision, path: str) -> Decision:
+    """Refuse a decision over the request limits (counts, then its size as JSON).
+
+    The limits are measured on the decision as it is, and its project id
+    checked (authorisation reads it); the storage checks every field once, when
+    it records the batch. A decision altered after construction may not even
+    be measurable (a set poked into a number, text with a lone surrogate); it
+    is then checked here as the storage would check it, which names the bad
+    field, and measured again if its wire form is valid.
+
+    Returns:
+        The decision, or the one rebuilt from its valid wire form.
+    """
+    try:
+        problems = _limit_problems(decision)
+    except Exception:  # noqa: BLE001 - anything amiss measuring it: let the check name it
+        decision = checked_decision(decision, path)  # raises InvalidRequest for a bad field
+        problems = _limit_problems(decision)
     if problems:
         raise InvalidValue.of(problems)
+    return decision
+
+
+def _limit_problems(decision: Decision) -> list[tuple[tuple[str | int, ...], str]]:
+    check_identifier(decision.project_id)  # what authorisation reads, before the storage does
+    problems = count_problems(decision)
+    if not problems:
+        size = len(dumps(to_wire(decision)))
+        if size > MAX_DECISION_BYTES:
+            problems.append(((), f"at most {MAX_DECISION_BYTES} bytes as JSON, got {size}"))
+    return problems
 
 
 def _limit_problem(decision: Decision) -> str | None:
     """Why a decision breaks the request limits, or ``None`` when it keeps them."""
     try:
-        _check_decision(decision)
+        _check_decision(decision, "$")
+    except InvalidRequest as exc:
+        return "; ".join(f"{error.path}: {error.message}" for error in exc.errors)
     except InvalidValue as exc:
         return "; ".join(f"{format_path(path, '$')}: {reason}" for path, reason in exc.problems)
     return None
 
 
-def _check_session(_session: LegacySession) -> None:
+def _check_session(session: LegacySession, _path: str) -> LegacySession:
     """Sessions have no per-item limit beyond their batch size (long transcripts are real)."""
+    return session
 
 
 MIN_CURSOR_KEY_BYTES: Final = 16

@@ -51,6 +51,7 @@ from semreport.domain._values import (
 
 __all__ = [
     "converter",
+    "dumps",
     "field_errors",
     "format_datetime",
     "from_wire",
@@ -306,6 +307,22 @@ def _make_converter() -> cattrs.Converter:
 
 converter: Final[cattrs.Converter] = _make_converter()
 """The converter that defines the wire form. Prefer :func:`to_wire` and :func:`from_wire`."""
+
+
+def dumps(wire: Any) -> bytes:
+    """Write a wire form as compact JSON, UTF-8 encoded (orjson's writer).
+
+    No whitespace, keys in their order, text unescaped beyond what JSON
+    requires; what the request limits measure a decision by.
+
+    Raises:
+        ValueError: ``wire`` holds something JSON cannot write (text with a
+            lone surrogate, an integer beyond 64 bits, a type that is not JSON).
+    """
+    try:
+        return orjson.dumps(wire)
+    except orjson.JSONEncodeError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def loads(data: str | bytes) -> Any:

@@ -8,8 +8,13 @@ from typing import Any
 import pytest
 
 import semreport
-from semreport import InvalidRequest, SemReport, limits, sample
-from semreport.testing.conformance import PYTHON_INTERNALS
+from semreport import Decision, InvalidRequest, LegacySession, SemReport, limits, sample
+from semreport.testing.conformance import (
+    ALTERED_DECISIONS,
+    ALTERED_SESSIONS,
+    PYTHON_INTERNALS,
+    poked,
+)
 
 
 @pytest.fixture
@@ -111,6 +116,59 @@ class TestTypedErrors:
             "$[0].attributes['it\\'s']",
             "$[0].attributes['u.value']",
         ]
+
+
+class TestAlteredModels:
+    """A model altered after construction gets the storage's refusal, not a Python error.
+
+    The facade measures a decision against its limits before the storage
+    checks every field; what the measuring cannot take (text with a lone
+    surrogate, a number where a set belongs) is named the way the storage
+    names it.
+    """
+
+    @pytest.mark.parametrize(
+        ("field", "value"),
+        [case[1:] for case in ALTERED_DECISIONS],
+        ids=[case[0] for case in ALTERED_DECISIONS],
+    )
+    def test_an_altered_decision(self, sr: SemReport, field: str, value: object) -> None:
+        fine = Decision(**decision("fine"))
+        bad = poked(Decision(**decision("bad")), **{field: value})
+        error = refused(sr, [fine, bad])
+        assert error.errors, error
+        assert all(e.path.startswith("$[1]") for e in error.errors), error.errors
+        # Nothing was used up, and the same decision unaltered is fine.
+        assert [d.id for d in sr.record([fine, Decision(**decision("bad"))])] == ["fine", "bad"]
+
+    @pytest.mark.parametrize(
+        ("field", "value"),
+        [case[1:] for case in ALTERED_SESSIONS],
+        ids=[case[0] for case in ALTERED_SESSIONS],
+    )
+    def test_an_altered_session(self, sr: SemReport, field: str, value: object) -> None:
+        started = sr.decision("p-1", "kept").recorded_at
+        bad = poked(LegacySession("s-bad", "p-1", "Session", started), **{field: value})
+        with pytest.raises(InvalidRequest) as caught:
+            sr.record_sessions([bad])
+        assert not PYTHON_INTERNALS.search(str(caught.value)), caught.value
+        assert all(e.path.startswith("$[0]") for e in caught.value.errors)
+        assert list(sr.sessions("p-1")) == []
+
+    def test_a_decision_its_wire_form_rebuilds_is_measured_and_recorded(
+        self, sr: SemReport
+    ) -> None:
+        # Tags that cannot be counted as they are, but whose wire form is valid: the
+        # storage's rule rebuilds the decision, and the rebuilt one is measured and kept.
+        odd = poked(Decision(**decision("d-1")), tags=_Uncountable({"fire"}))
+        [stored] = sr.record([odd])
+        assert stored.tags == frozenset({"fire"})
+        assert type(stored.tags) is frozenset
+
+
+class _Uncountable(frozenset[str]):
+    def __len__(self) -> int:
+        raise TypeError("not countable")
 
 
 class TestRecordLimits:

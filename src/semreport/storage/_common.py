@@ -35,20 +35,15 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Final, NamedTuple, TypeVar
 
-import attrs
-
+from semreport._checked import checked_decision, naive_times, structure_decision
 from semreport.canonical import CanonicalizationError, canonical_record
 from semreport.domain import (
     CorruptStorage,
     Decision,
     DecisionAlreadyRecorded,
     DecisionNotFound,
-    Evidence,
-    FieldError,
-    FrozenDict,
     InvalidRequest,
     LegacySession,
-    Link,
     SessionAlreadyRecorded,
     StorageError,
     StoredRecord,
@@ -129,7 +124,7 @@ def check_decision_batch(decisions: Sequence[Decision]) -> list[Decision]:
         DecisionAlreadyRecorded: an id appears twice in the batch.
     """
     batch = _batch(decisions, Decision, "decisions")
-    checked = [_check_decision(decision, f"$[{n}]") for n, decision in enumerate(batch)]
+    checked = [checked_decision(decision, f"$[{n}]") for n, decision in enumerate(batch)]
     seen: set[tuple[str, str]] = set()
     for decision in checked:
         key = (decision.project_id, decision.id)
@@ -205,104 +200,6 @@ def sortable_time(value: datetime) -> str:
 
 
 # -- the decision codec --------------------------------------------------------------
-
-_CONTAINERS: Final[tuple[tuple[str, type], ...]] = (
-    ("tags", frozenset),
-    ("elements", frozenset),
-    ("attributes", FrozenDict),
-)
-_ITEMS: Final[tuple[tuple[str, type], ...]] = (("evidence", Evidence), ("links", Link))
-
-
-def _shape_problems(d: Decision) -> list[FieldError]:
-    """Name the fields whose container type is not the model's (poked after construction).
-
-    The wire converter would otherwise read a string as a set of characters.
-    """
-    problems: list[FieldError] = []
-    for name, kind in _CONTAINERS:
-        if not isinstance(getattr(d, name, None), kind):
-            problems.append(FieldError(name, f"expected a {kind.__name__}"))
-    for name, kind in _ITEMS:
-        items = getattr(d, name, None)
-        if not isinstance(items, tuple) or any(type(item) is not kind for item in items):
-            problems.append(FieldError(name, f"expected a tuple of {kind.__name__} objects"))
-    problems.extend(_naive_times(getattr(d, "recorded_at", None), "recorded_at"))
-    return problems
-
-
-def _naive_times(value: object, path: str) -> list[FieldError]:
-    """Name every datetime inside ``value`` (a model, a tuple, a datetime) that is naive.
-
-    The wire form would read a naive time as local time, silently; the models
-    refuse them, and so does every adapter for an object altered after construction.
-    """
-    if isinstance(value, datetime):
-        if value.tzinfo is None or value.utcoffset() is None:
-            return [FieldError(path, "must be timezone-aware (naive datetimes are refused)")]
-        return []
-    if isinstance(value, tuple):
-        return [p for n, item in enumerate(value) for p in _naive_times(item, f"{path}[{n}]")]
-    kind: Any = type(value)
-    if attrs.has(kind):
-        return [
-            p
-            for field in attrs.fields(kind)
-            for p in _naive_times(getattr(value, field.name, None), f"{path}.{field.name}")
-        ]
-    return []
-
-
-def _structure_decision(wire: Any) -> Decision:
-    """Build a decision from its wire form with every validator (the converter's fast path)."""
-    decision: Decision = converter.structure(wire, Decision)
-    return decision
-
-
-def _as_built(model: Any) -> bool:
-    """Whether an attrs model is exactly what its constructor makes of its fields.
-
-    Every converter must give back the very object stored (so the field has
-    the type the model promises), every validator and the post-init check must
-    pass, and the same holds for the models inside its tuples. A model built
-    normally passes without a single allocation; one altered after
-    construction fails, and is then rebuilt from its wire form, which names
-    the bad field.
-    """
-    try:
-        for field in attrs.fields(type(model)):
-            value = getattr(model, field.name)
-            if field.converter is not None and field.converter(value) is not value:
-                return False
-            if type(value) is tuple and not all(
-                _as_built(item) for item in value if attrs.has(type(item))
-            ):
-                return False
-        attrs.validate(model)
-        post = getattr(model, "__attrs_post_init__", None)
-        if post is not None:
-            post()
-    except Exception:  # noqa: BLE001 - anything amiss: rebuild, and let that name it
-        return False
-    return True
-
-
-def _check_decision(decision: Decision, path: str) -> Decision:
-    shape = _shape_problems(decision)
-    if shape:
-        raise InvalidRequest(FieldError(f"{path}.{p.path}", p.message) for p in shape)
-    # Checked as it is, a decision built normally costs no allocation: a large batch
-    # holding a second copy of every decision would double the garbage collector's work.
-    if _as_built(decision):
-        return decision
-    try:
-        wire = to_wire(decision)
-    except Exception:  # noqa: BLE001 - a decision altered into something unwritable
-        raise InvalidRequest.at(path, "the decision's fields do not form a wire form") from None
-    try:
-        return _structure_decision(wire)
-    except Exception:  # noqa: BLE001 - from_wire lists every bad field with its path
-        return from_wire(wire, Decision, path=path)  # raises InvalidRequest
 
 
 class DecisionRow(NamedTuple):
@@ -588,7 +485,7 @@ def decision_of(record: StoredRecord, *, project_id: str) -> Decision:
             a version of semreport that accepted what this one refuses).
     """
     try:
-        return _structure_decision(record.wire)
+        return structure_decision(record.wire)
     except Exception as exc:  # noqa: BLE001 - any failure to decode is damage at rest
         raise _damaged(
             project_id,
@@ -618,7 +515,7 @@ def rehash_decision(body: str | bytes) -> tuple[str, str]:
     (as it did before the migration) rather than the migration failing.
     """
     try:
-        decision = _structure_decision(loads(body))
+        decision = structure_decision(loads(body))
         wire = to_wire(decision)
         canonical = canonical_record(wire)
     except Exception:  # noqa: BLE001 - kept as it is, and refused on every read
@@ -656,7 +553,7 @@ def decode_decision(text: str | bytes) -> Decision:
         CorruptStorage: the text is not a decision.
     """
     try:
-        return _structure_decision(loads(text))
+        return structure_decision(loads(text))
     except Exception as exc:  # noqa: BLE001 - any failure to decode is damage at rest
         raise _corrupt("decision", text, exc) from None
 
@@ -665,7 +562,7 @@ def decode_decision(text: str | bytes) -> Decision:
 
 
 def _check_session(session: LegacySession, path: str) -> LegacySession:
-    naive = _naive_times(session, path)
+    naive = naive_times(session, path)
     if naive:
         raise InvalidRequest(naive)
     try:

@@ -99,6 +99,8 @@ from semreport.testing import strategies as sst
 from semreport.wire import to_wire
 
 __all__ = [
+    "ALTERED_DECISIONS",
+    "ALTERED_SESSIONS",
     "MALFORMED_EXAMPLES",
     "PYTHON_INTERNALS",
     "DecisionLogRules",
@@ -877,8 +879,7 @@ _SURROGATE = "lone \ud800 surrogate"
 _FINE = decision("fine")
 _EVIDENCE = Evidence("document", "ref")
 
-# (id, field, value): one altered field per case, each something every adapter refuses.
-_BAD_DECISIONS: list[tuple[str, str, Any]] = [
+ALTERED_DECISIONS: Final[list[tuple[str, str, Any]]] = [
     *[(f"surrogate-in-{f}", f, _SURROGATE) for f in ("title", "statement", "rationale", "agent")],
     ("surrogate-in-session-id", "session_id", _SURROGATE),
     ("surrogate-in-a-tag", "tags", frozenset({"ok", _SURROGATE})),
@@ -907,7 +908,22 @@ _BAD_DECISIONS: list[tuple[str, str, Any]] = [
     ("a-string-of-tags", "tags", "abc"),
     ("evidence-that-is-text", "evidence", ("x",)),
     ("a-naive-recorded-at", "recorded_at", datetime(2026, 1, 1)),  # noqa: DTZ001
+    ("a-list-for-the-project", "project_id", []),
+    ("bytes-for-a-title", "title", b"title"),
+    ("no-domain", "domain", None),
+    ("a-number-of-tags", "tags", 5),
+    ("no-elements", "elements", None),
+    ("text-for-the-attributes", "attributes", "x"),
+    ("text-for-the-evidence", "evidence", "x"),
+    ("a-number-of-links", "links", 5),
+    ("a-number-recorded-at", "recorded_at", 5),
 ]
+"""``(case id, field, value)``: one field of a valid decision altered per case (see :func:`poked`).
+
+Each is something every way into Decision Memory refuses with
+:class:`~semreport.InvalidRequest` naming the field: every storage adapter
+(:class:`InputRefusalRules`) and the facade's ``record``.
+"""
 
 _SESSION = session("s-fine")
 _TURN = Turn(0, _EPOCH, "user", "u-1", "hello")
@@ -915,7 +931,7 @@ _TURN = Turn(0, _EPOCH, "user", "u-1", "hello")
 _RICH = LegacySession(
     "s-bad", "p-1", "Session", _EPOCH, participants=[Participant("u-1", "U")], turns=[_TURN]
 )
-_BAD_SESSIONS: list[tuple[str, str, Any]] = [
+ALTERED_SESSIONS: Final[list[tuple[str, str, Any]]] = [
     ("surrogate-in-the-title", "title", _SURROGATE),
     ("a-naive-start", "started_at", datetime(2026, 1, 1)),  # noqa: DTZ001
     ("a-naive-end", "ended_at", datetime(2026, 1, 2)),  # noqa: DTZ001
@@ -948,6 +964,11 @@ _BAD_SESSIONS: list[tuple[str, str, Any]] = [
     ),
     ("a-bad-identifier", "id", "bad id!"),
 ]
+"""``(case id, field, value)``: one field of a valid legacy session altered per case.
+
+Each is refused with :class:`~semreport.InvalidRequest` by every storage
+adapter and by the facade's ``record_sessions``.
+"""
 
 
 class InputRefusalRules(StorageFixtures):
@@ -960,8 +981,8 @@ class InputRefusalRules(StorageFixtures):
 
     @pytest.mark.parametrize(
         ("field", "value"),
-        [case[1:] for case in _BAD_DECISIONS],
-        ids=[c[0] for c in _BAD_DECISIONS],
+        [case[1:] for case in ALTERED_DECISIONS],
+        ids=[c[0] for c in ALTERED_DECISIONS],
     )
     def test_an_altered_decision_is_refused_and_nothing_is_stored(
         self, storage: Storage, field: str, value: Any
@@ -976,7 +997,9 @@ class InputRefusalRules(StorageFixtures):
         assert [d.sequence for d in storage.record([_FINE, decision("bad")])] == [1, 2]
 
     @pytest.mark.parametrize(
-        ("field", "value"), [case[1:] for case in _BAD_SESSIONS], ids=[c[0] for c in _BAD_SESSIONS]
+        ("field", "value"),
+        [case[1:] for case in ALTERED_SESSIONS],
+        ids=[c[0] for c in ALTERED_SESSIONS],
     )
     def test_an_altered_session_is_refused_and_nothing_is_stored(
         self, storage: Storage, field: str, value: Any
