@@ -959,11 +959,13 @@ def _limit_problems(decision: Decision) -> list[tuple[tuple[str | int, ...], str
 
 
 def _limit_problem(decision: Decision) -> str | None:
-    """Why a decision breaks the request limits, or ``None`` when it keeps them."""
+    """Why a decision read from a file breaks the request limits, or ``None`` when it keeps them.
+
+    A decision read from its wire form is as its constructor makes it, so only
+    the limits can refuse it here.
+    """
     try:
         _check_decision(decision, "$")
-    except InvalidRequest as exc:
-        return "; ".join(f"{error.path}: {error.message}" for error in exc.errors)
     except InvalidValue as exc:
         return "; ".join(f"{format_path(path, '$')}: {reason}" for path, reason in exc.problems)
     return None
