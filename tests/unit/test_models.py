@@ -113,6 +113,33 @@ class TestDecision:
             decision(**{field: value})
         assert str(info.value)  # every refusal says why
 
+    @pytest.mark.parametrize(
+        ("field", "fine", "value", "reason"),
+        [
+            ("evidence", Evidence("document", "r"), "x", "expected an Evidence, got a string"),
+            (
+                "evidence",
+                Evidence("document", "r"),
+                {"kind": "document", "ref": "r"},
+                "expected an Evidence, got an object",
+            ),
+            ("links", Link("relates_to", "d-2"), "d-3", "expected a Link, got a string"),
+            (
+                "links",
+                Link("relates_to", "d-2"),
+                Evidence("document", "r"),
+                "expected a Link, got an Evidence",
+            ),
+        ],
+    )
+    def test_items_that_are_not_the_model_are_refused(
+        self, field: str, fine: object, value: object, reason: str
+    ) -> None:
+        # The converter makes any iterable a tuple; what is in it must be the model.
+        with pytest.raises(TypeError) as info:
+            decision(**{field: [fine, value]})
+        assert str(info.value) == f"{field}[1]: {reason}"
+
     def test_cannot_link_to_itself(self) -> None:
         with pytest.raises(ValueError, match="cannot link to itself"):
             decision(links=[Link(LinkKind.SUPERSEDES, "d-1")])
@@ -196,6 +223,26 @@ class TestLegacySession:
     def test_participants_unique(self) -> None:
         with pytest.raises(ValueError, match="unique"):
             session(participants=(Participant("ann", "A"), Participant("ann", "B")), turns=())
+
+    @pytest.mark.parametrize(
+        ("field", "value", "reason"),
+        [
+            ("participants", ["ann"], "expected a Participant, got a string"),
+            ("turns", [{"index": 0}], "expected a Turn, got an object"),
+            ("artefacts", [5], "expected an Artefact, got a number"),
+        ],
+    )
+    def test_items_that_are_not_the_model_are_refused(
+        self, field: str, value: object, reason: str
+    ) -> None:
+        with pytest.raises(TypeError) as info:
+            session(**{field: value})
+        assert str(info.value) == f"{field}[0]: {reason}"
+
+    def test_tool_calls_that_are_not_tool_calls_are_refused(self) -> None:
+        with pytest.raises(TypeError) as info:
+            Turn(0, T0, "user", "ann", tool_calls=[("calc", {})])  # type: ignore[list-item]
+        assert str(info.value) == "tool_calls[0]: expected a ToolCall, got an array"
 
     def test_artefact_turn_must_exist(self) -> None:
         with pytest.raises(ValueError, match="no turn has index 5"):

@@ -146,6 +146,26 @@ def _each(check: Callable[[Any], object]) -> Callable[[Any], None]:
     return run
 
 
+def _instances(kind: type) -> Callable[[Any], None]:
+    """Check that every item of a tuple field is a ``kind`` (an Evidence, a Turn...).
+
+    The field's converter makes any iterable a tuple; this refuses what is in
+    it when it is not the model (a mapping, a string), instead of keeping it or
+    failing later with an ``AttributeError``.
+    """
+
+    def check(value: object) -> None:
+        if type(value) is not kind:
+            got = _a(type(value).__name__) if attrs.has(type(value)) else json_kind(value)
+            raise InvalidType(f"expected {_a(kind.__name__)}, got {got}")
+
+    return _each(check)
+
+
+def _a(name: str) -> str:
+    return f"an {name}" if name[0] in "AEIOU" else f"a {name}"
+
+
 def _optional(check: Callable[[Any], object]) -> Callable[[Any], None]:
     def run(value: Any) -> None:
         if value is not None:
@@ -304,8 +324,12 @@ class Decision:
     attributes: FrozenDict[AttributeName, AttributeValue] = attrs.field(
         factory=FrozenDict, converter=_attributes, validator=_validator(_check_attributes)
     )
-    evidence: tuple[Evidence, ...] = attrs.field(default=(), converter=_tuple)
-    links: tuple[Link, ...] = attrs.field(default=(), converter=_tuple)
+    evidence: tuple[Evidence, ...] = attrs.field(
+        default=(), converter=_tuple, validator=_validator(_instances(Evidence))
+    )
+    links: tuple[Link, ...] = attrs.field(
+        default=(), converter=_tuple, validator=_validator(_instances(Link))
+    )
     elements: frozenset[Identifier] = attrs.field(
         factory=frozenset,
         converter=_str_frozenset,
@@ -377,7 +401,9 @@ class Turn:
     role: TurnRole = attrs.field(converter=TurnRole)
     author: Identifier = attrs.field(validator=_validator(check_identifier))
     content: Text = attrs.field(default="", validator=_validator(check_text))
-    tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=_tuple)
+    tool_calls: tuple[ToolCall, ...] = attrs.field(
+        default=(), converter=_tuple, validator=_validator(_instances(ToolCall))
+    )
     decision_refs: tuple[Identifier, ...] = attrs.field(
         default=(), converter=_tuple, validator=_validator(_each(check_identifier))
     )
@@ -416,9 +442,15 @@ class LegacySession:
     title: NonEmptyText = attrs.field(validator=_validator(check_non_empty))
     started_at: datetime = attrs.field(converter=_utc)
     ended_at: datetime | None = attrs.field(default=None, converter=_optional_utc)
-    participants: tuple[Participant, ...] = attrs.field(default=(), converter=_tuple)
-    turns: tuple[Turn, ...] = attrs.field(default=(), converter=_tuple)
-    artefacts: tuple[Artefact, ...] = attrs.field(default=(), converter=_tuple)
+    participants: tuple[Participant, ...] = attrs.field(
+        default=(), converter=_tuple, validator=_validator(_instances(Participant))
+    )
+    turns: tuple[Turn, ...] = attrs.field(
+        default=(), converter=_tuple, validator=_validator(_instances(Turn))
+    )
+    artefacts: tuple[Artefact, ...] = attrs.field(
+        default=(), converter=_tuple, validator=_validator(_instances(Artefact))
+    )
 
     def __attrs_post_init__(self) -> None:
         problems: list[tuple[tuple[PathStep, ...], str]] = []
