@@ -996,6 +996,15 @@ class InputRefusalRules(StorageFixtures):
         # Nothing was used up, and the same decision unaltered is fine.
         assert [d.sequence for d in storage.record([_FINE, decision("bad")])] == [1, 2]
 
+    def test_an_altered_decision_is_refused_before_a_conflict(self, storage: Storage) -> None:
+        # The whole batch is checked before the storage looks for its ids.
+        storage.record([_FINE])
+        bad = poked(decision("bad"), title=_SURROGATE)
+        with pytest.raises(InvalidRequest) as caught:
+            storage.record([_FINE, bad])
+        assert [e.path for e in caught.value.errors] == ["$[1].title"]
+        assert storage.latest_sequence("p-1") == 1
+
     @pytest.mark.parametrize(
         ("field", "value"),
         [case[1:] for case in ALTERED_SESSIONS],
