@@ -34,6 +34,7 @@ from semreport.search import (
     HeuristicScorer,
     Hit,
     NumericRange,
+    TimeRange,
     parse_criteria,
 )
 from semreport.storage.memory import MemoryStorage
@@ -882,3 +883,113 @@ class TestCatalogueViews:
         shown = catalogue._repr_html_()
         assert "Text:" not in shown
         assert "<th>attribute</th>" not in shown
+
+
+def _any(value: object) -> Any:
+    """A value of the wrong type, passed where the types forbid it (as untyped code would)."""
+    return value
+
+
+class TestRequestsBuiltInCode:
+    """Criteria and exemplars built in Python are checked exactly as their JSON form is."""
+
+    @pytest.mark.parametrize(
+        ("built", "path", "reason"),
+        [
+            (lambda: Criteria(text=_any(5)), "$.text", "expected a string, got a number"),
+            (
+                lambda: Criteria(text="x", explain=_any("yes")),
+                "$.explain",
+                "expected a boolean, got a string",
+            ),
+            (
+                lambda: Criteria(text="x", limit=_any("10")),
+                "$.limit",
+                "expected an integer, got a string",
+            ),
+            (
+                lambda: Criteria(text="x", filters=Filters(agent=[_any(5)])),
+                "$.filters.agent[0]",
+                "expected a string identifier, got a number",
+            ),
+            (
+                lambda: Criteria(
+                    text="x", filters=Filters(attributes={"cost_eur": NumericRange(_any("a"))})
+                ),
+                "$.filters.attributes.cost_eur.min",
+                "expected a number, got a string",
+            ),
+            (
+                lambda: Criteria(text="x", near={_any(5): 1.0}),
+                "$.near[5]",
+                "expected a string attribute name, got a number",
+            ),
+            (
+                lambda: Exemplar(decision_id=_any(5)),
+                "$.decision_id",
+                "expected a string identifier, got a number",
+            ),
+            (
+                lambda: Exemplar(decision_id="d-1", explain=_any(None)),
+                "$.explain",
+                "expected a boolean, got null",
+            ),
+        ],
+    )
+    def test_a_bad_field_is_named(
+        self, sr: semreport.SemReport, built: Any, path: str, reason: str
+    ) -> None:
+        request = built()
+        search: Any = sr.find if isinstance(request, Criteria) else sr.similar
+        with pytest.raises(InvalidRequest) as caught:
+            search("p-1", request)
+        assert [(e.path, e.message) for e in caught.value.errors] == [(path, reason)]
+
+    @pytest.mark.parametrize(
+        ("built", "error", "message"),
+        [
+            (lambda: Criteria(filters=_any("x")), TypeError, "filters must be a Filters, got str"),
+            (
+                lambda: Criteria(prefer=_any(None)),
+                TypeError,
+                "prefer must be a FacetSelection, got NoneType",
+            ),
+            (
+                lambda: Exemplar(decision=_any("x")),
+                TypeError,
+                "decision must be None or a PartialDecision, got str",
+            ),
+            (
+                lambda: TimeRange(after=_any("2026-01-01")),
+                TypeError,
+                "after must be a datetime, got str",
+            ),
+            (
+                lambda: TimeRange(before=datetime(2026, 1, 1)),  # noqa: DTZ001 - the naive time is the point
+                ValueError,
+                "before must be timezone-aware (naive datetimes are refused)",
+            ),
+        ],
+    )
+    def test_a_part_of_the_wrong_kind_is_refused_when_built(
+        self, built: Any, error: type[Exception], message: str
+    ) -> None:
+        with pytest.raises(error) as caught:
+            built()
+        assert str(caught.value) == message
+
+    def test_a_valid_object_finds_what_its_json_form_finds(self, sr: semreport.SemReport) -> None:
+        criteria = Criteria(
+            text="timber floor",
+            filters=Filters(
+                domain={"material", "regulation"},
+                recorded=TimeRange(after=datetime(2000, 1, 1, tzinfo=UTC)),
+            ),
+            weights={"text": 1.0},
+        )
+        by_object = sr.find("p-1", criteria)
+        by_json = sr.find("p-1", to_wire(criteria))
+        assert [(h.decision_id, h.score) for h in by_object.hits] == [
+            (h.decision_id, h.score) for h in by_json.hits
+        ]
+        assert by_object.hits

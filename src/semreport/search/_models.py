@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import html
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from typing import Any, Final, TypeVar
 
@@ -38,7 +38,7 @@ from semreport.search._highlight import Highlight
 from semreport.search._partial import PartialDecision, frozen_mapping, frozen_values
 from semreport.search._warnings import SearchWarning
 from semreport.search.signals import SIGNAL_NAMES
-from semreport.wire import converter, from_wire
+from semreport.wire import converter, from_wire, to_wire
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -107,12 +107,40 @@ class NumericRange:
     max: float | None = None
 
 
+def _aware(_instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    """Refuse a bound that is not a timezone-aware datetime (a naive one reads as no zone)."""
+    if value is None:
+        return
+    if not isinstance(value, datetime):
+        raise TypeError(f"{attribute.name} must be a datetime, got {type(value).__name__}")
+    if value.utcoffset() is None:
+        raise ValueError(f"{attribute.name} must be timezone-aware (naive datetimes are refused)")
+
+
+def _a(
+    kind: type, *, optional: bool = False
+) -> Callable[[object, attrs.Attribute[Any], object], None]:
+    """A validator refusing a value that is not a ``kind`` (nor ``None``, when ``optional``)."""
+
+    def check(_instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+        if not isinstance(value, kind) and not (optional and value is None):
+            wanted = f"None or a {kind.__name__}" if optional else f"a {kind.__name__}"
+            raise TypeError(f"{attribute.name} must be {wanted}, got {type(value).__name__}")
+
+    return check
+
+
 @attrs.frozen
 class TimeRange:
-    """An inclusive range of ``recorded_at``; either bound may be open."""
+    """An inclusive range of ``recorded_at``; either bound may be open.
 
-    after: datetime | None = None
-    before: datetime | None = None
+    Raises:
+        TypeError: a bound is not a datetime.
+        ValueError: a bound is naive (it has no UTC offset).
+    """
+
+    after: datetime | None = attrs.field(default=None, validator=_aware)
+    before: datetime | None = attrs.field(default=None, validator=_aware)
 
 
 def _domains(value: Any) -> frozenset[DecisionDomain]:
@@ -203,10 +231,10 @@ class Criteria:
     """
 
     text: str = ""
-    filters: Filters = attrs.field(factory=Filters)
+    filters: Filters = attrs.field(factory=Filters, validator=_a(Filters))
     weights: Mapping[str, float] = attrs.field(factory=FrozenDict, converter=frozen_mapping)
     near: Mapping[AttributeName, float] = attrs.field(factory=FrozenDict, converter=frozen_mapping)
-    prefer: FacetSelection = attrs.field(factory=FacetSelection)
+    prefer: FacetSelection = attrs.field(factory=FacetSelection, validator=_a(FacetSelection))
     superseded: SupersededPolicy = attrs.field(
         default=SupersededPolicy.DEMOTE, converter=SupersededPolicy
     )
@@ -233,8 +261,10 @@ class Exemplar:
     """
 
     decision_id: Identifier | None = None
-    decision: PartialDecision | None = None
-    filters: Filters = attrs.field(factory=Filters)
+    decision: PartialDecision | None = attrs.field(
+        default=None, validator=_a(PartialDecision, optional=True)
+    )
+    filters: Filters = attrs.field(factory=Filters, validator=_a(Filters))
     weights: Mapping[str, float] = attrs.field(factory=FrozenDict, converter=frozen_mapping)
     superseded: SupersededPolicy = attrs.field(
         default=SupersededPolicy.DEMOTE, converter=SupersededPolicy
@@ -665,6 +695,26 @@ def _plain_criteria(data: Mapping[str, Any]) -> Criteria | None:
     return Criteria(**data)
 
 
+_Request = TypeVar("_Request", "Criteria", "Exemplar")
+
+
+def _checked_as_wire(request: _Request, cls: type[_Request]) -> _Request:
+    """Check criteria or an exemplar built in code exactly as its JSON form is checked.
+
+    Their leaf fields have no validators of their own (text, identifiers,
+    tags, numbers, flags): the JSON form's converter checks them, and names
+    each bad one with its path. So an object goes through its wire form and
+    back, and the rebuilt, checked one is used.
+    """
+    try:
+        wire = to_wire(request)
+    except Exception:  # noqa: BLE001 - an object altered into something unwritable
+        raise InvalidRequest.at(
+            "$", f"the {cls.__name__}'s fields do not form a JSON object"
+        ) from None
+    return from_wire(wire, cls)
+
+
 def parse_criteria(data: Criteria | Mapping[str, Any]) -> Criteria:
     """Structure and check find criteria.
 
@@ -673,9 +723,10 @@ def parse_criteria(data: Criteria | Mapping[str, Any]) -> Criteria:
     """
     if not isinstance(data, Criteria | Mapping):
         raise InvalidRequest.at("$", "criteria must be a Criteria or a JSON object")
-    criteria = _plain_criteria(data) if isinstance(data, Mapping) else None
-    if criteria is None:
-        criteria = from_wire(data, Criteria)
+    if isinstance(data, Criteria):
+        criteria = _checked_as_wire(data, Criteria)
+    else:
+        criteria = _plain_criteria(data) or from_wire(data, Criteria)
     errors: list[FieldError] = _repeated(data, _CRITERIA_SETS)
     if len(criteria.text) > MAX_TEXT:
         errors.append(FieldError("$.text", f"at most {MAX_TEXT} characters"))
@@ -727,7 +778,10 @@ def parse_exemplar(data: Exemplar | Mapping[str, Any]) -> Exemplar:
     """
     if not isinstance(data, Exemplar | Mapping):
         raise InvalidRequest.at("$", "the exemplar must be an Exemplar or a JSON object")
-    exemplar = from_wire(data, Exemplar)
+    if isinstance(data, Exemplar):
+        exemplar = _checked_as_wire(data, Exemplar)
+    else:
+        exemplar = from_wire(data, Exemplar)
     errors: list[FieldError] = _repeated(data, _EXEMPLAR_SETS)
     if (exemplar.decision_id is None) == (exemplar.decision is None):
         errors.append(FieldError("$.decision_id", "give exactly one of decision_id and decision"))
