@@ -39,6 +39,7 @@ from semreport.search import (
 )
 from semreport.storage.memory import MemoryStorage
 from semreport.testing import synthetic_decisions
+from semreport.testing.conformance import poked
 from semreport.wire import from_wire, to_wire
 
 
@@ -993,3 +994,11 @@ class TestRequestsBuiltInCode:
             (h.decision_id, h.score) for h in by_json.hits
         ]
         assert by_object.hits
+
+    def test_an_object_altered_after_construction_is_refused(self, sr: semreport.SemReport) -> None:
+        altered = poked(Criteria(text="timber"), filters="x")
+        with pytest.raises(InvalidRequest) as caught:
+            sr.find("p-1", altered)
+        assert [(e.path, e.message) for e in caught.value.errors] == [
+            ("$", "the Criteria's fields do not form a JSON object")
+        ]

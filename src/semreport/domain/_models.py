@@ -156,13 +156,15 @@ def _instances(kind: type) -> Callable[[Any], None]:
 
     def check(value: object) -> None:
         if type(value) is not kind:
-            got = _a(type(value).__name__) if attrs.has(type(value)) else json_kind(value)
-            raise InvalidType(f"expected {_a(kind.__name__)}, got {got}")
+            got = (
+                _with_article(type(value).__name__) if attrs.has(type(value)) else json_kind(value)
+            )
+            raise InvalidType(f"expected {_with_article(kind.__name__)}, got {got}")
 
     return _each(check)
 
 
-def _a(name: str) -> str:
+def _with_article(name: str) -> str:
     return f"an {name}" if name[0] in "AEIOU" else f"a {name}"
 
 

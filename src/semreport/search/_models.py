@@ -117,7 +117,7 @@ def _aware(_instance: object, attribute: attrs.Attribute[Any], value: object) ->
         raise ValueError(f"{attribute.name} must be timezone-aware (naive datetimes are refused)")
 
 
-def _a(
+def _is_a(
     kind: type, *, optional: bool = False
 ) -> Callable[[object, attrs.Attribute[Any], object], None]:
     """A validator refusing a value that is not a ``kind`` (nor ``None``, when ``optional``)."""
@@ -231,10 +231,10 @@ class Criteria:
     """
 
     text: str = ""
-    filters: Filters = attrs.field(factory=Filters, validator=_a(Filters))
+    filters: Filters = attrs.field(factory=Filters, validator=_is_a(Filters))
     weights: Mapping[str, float] = attrs.field(factory=FrozenDict, converter=frozen_mapping)
     near: Mapping[AttributeName, float] = attrs.field(factory=FrozenDict, converter=frozen_mapping)
-    prefer: FacetSelection = attrs.field(factory=FacetSelection, validator=_a(FacetSelection))
+    prefer: FacetSelection = attrs.field(factory=FacetSelection, validator=_is_a(FacetSelection))
     superseded: SupersededPolicy = attrs.field(
         default=SupersededPolicy.DEMOTE, converter=SupersededPolicy
     )
@@ -262,9 +262,9 @@ class Exemplar:
 
     decision_id: Identifier | None = None
     decision: PartialDecision | None = attrs.field(
-        default=None, validator=_a(PartialDecision, optional=True)
+        default=None, validator=_is_a(PartialDecision, optional=True)
     )
-    filters: Filters = attrs.field(factory=Filters, validator=_a(Filters))
+    filters: Filters = attrs.field(factory=Filters, validator=_is_a(Filters))
     weights: Mapping[str, float] = attrs.field(factory=FrozenDict, converter=frozen_mapping)
     superseded: SupersededPolicy = attrs.field(
         default=SupersededPolicy.DEMOTE, converter=SupersededPolicy
