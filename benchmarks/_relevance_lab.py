@@ -19,8 +19,10 @@ exemplar's text), per collection, with their mean and minimum. Two signals
   and those with either feedback;
 - CISI with its ``.X`` citations as links: similar and find with the graph
   signal, against random links as a control and against the graph without
-  its agreement rule; similar also over half the citations (a sparser graph)
-  and over the citations with as many random links (noisy neighbourhoods).
+  its agreement rule; similar also over half the citations (a sparser graph),
+  over the citations with as many random links (noisy neighbourhoods), and
+  over co-citations (every two documents linked to a common third one, with
+  the citations or without them): links whose topic is second-hand.
 
 ``python -m benchmarks._relevance_lab --cost [N]`` measures instead what each
 heuristic adds per query, through the public facade at N synthetic decisions
@@ -403,10 +405,33 @@ def _measure() -> list[str]:
     return lines
 
 
-GRAPHS: Final = ("citations", "random links", "half the citations", "citations + random links")
+GRAPHS: Final = (
+    "citations",
+    "random links",
+    "half the citations",
+    "citations + random links",
+    "co-citations",
+    "co-citations, not citations",
+)
 """The graphs over CISI: its citations; as many random links (the control); a random
 half of the citations (a sparser graph); the citations and as many random links (half
-of every neighbourhood is noise)."""
+of every neighbourhood is noise); every two documents that the citations link to a
+common third one (co-citation lists, about twelve times as many links); those of them
+that are not citations themselves."""
+
+
+def co_citations(pairs: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """Every two distinct rows (lower first) that ``pairs``, taken both ways, link to a common row."""
+    neighbours: dict[int, set[int]] = {}
+    for a, b in pairs:
+        if a != b:
+            neighbours.setdefault(a, set()).add(b)
+            neighbours.setdefault(b, set()).add(a)
+    return {
+        pair
+        for around in neighbours.values()
+        for pair in itertools.combinations(sorted(around), 2)
+    }
 
 
 def _graph(index: Index, collection: RetrievalCollection, variant: str) -> Graph:
@@ -426,6 +451,11 @@ def _graph(index: Index, collection: RetrievalCollection, variant: str) -> Graph
         pairs = {ordered[i] for i in rng.permutation(len(ordered))[: len(ordered) // 2].tolist()}
     elif variant == "citations + random links":
         pairs |= noise
+    elif variant == "co-citations":
+        pairs = co_citations(pairs)
+    elif variant == "co-citations, not citations":
+        cited = pairs | {(b, a) for a, b in pairs}
+        pairs = co_citations(pairs) - cited
     edges = {(a, b) for a, b in pairs if a != b} | {(b, a) for a, b in pairs if a != b}
     ordered = sorted(edges)
     indptr = np.zeros(index.n + 1, dtype=np.int64)

@@ -1,4 +1,4 @@
-"""The relevance lab's short-query mode: queries cut short on both sides, defaults kept."""
+"""The relevance lab: short queries cut on both sides with the defaults kept, and its graphs."""
 
 from __future__ import annotations
 
@@ -53,3 +53,17 @@ class TestShortSection:
             ratio, outcomes = line.split(" | ")[1].split(" (")
             assert float(ratio) > 0
             assert sum(int(n) for n in outcomes.rstrip(" |)").split(" / ")) == 2
+
+
+class TestCoCitations:
+    """Two rows are co-cited when the links, either way, tie both to a common row."""
+
+    def test_pairs_of_a_common_neighbour(self, lab: ModuleType) -> None:
+        # 0 links to 1 and 2; 3 links to 2: 1-2 share 0, 0-3 share 2.
+        assert lab.co_citations({(0, 1), (0, 2), (3, 2)}) == {(1, 2), (0, 3)}
+
+    def test_self_links_and_lone_pairs_give_none(self, lab: ModuleType) -> None:
+        assert lab.co_citations({(4, 4), (5, 6)}) == set()
+
+    def test_a_link_both_ways_counts_once(self, lab: ModuleType) -> None:
+        assert lab.co_citations({(0, 1), (1, 0), (0, 2)}) == {(1, 2)}
