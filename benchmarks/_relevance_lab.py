@@ -421,16 +421,14 @@ that are not citations themselves."""
 
 
 def co_citations(pairs: set[tuple[int, int]]) -> set[tuple[int, int]]:
-    """Every two distinct rows (lower first) that ``pairs``, taken both ways, link to a common row."""
+    """Every two distinct rows (lower first) that ``pairs``, either way, tie to a common row."""
     neighbours: dict[int, set[int]] = {}
     for a, b in pairs:
         if a != b:
             neighbours.setdefault(a, set()).add(b)
             neighbours.setdefault(b, set()).add(a)
     return {
-        pair
-        for around in neighbours.values()
-        for pair in itertools.combinations(sorted(around), 2)
+        pair for around in neighbours.values() for pair in itertools.combinations(sorted(around), 2)
     }
 
 
