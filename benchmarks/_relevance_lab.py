@@ -474,6 +474,7 @@ def _links() -> list[str]:
     text_find = _find_variants()["text + feedback, divergent terms (default)"][1]
     figures: dict[str, list[float]] = {}
     weights: dict[str, list[float]] = {}
+    scales: dict[str, list[float]] = {}
 
     def add(label: str, value: float) -> None:
         figures.setdefault(label, []).append(value)
@@ -487,7 +488,7 @@ def _links() -> list[str]:
         add("find: peer", ndcg_at(peer.ranked(text, DEPTH), set(relevant)))
         spread = propagate(graphs["citations"], values, rank=index.rank)
         g = spread.propagation.dense()[0]
-        combined = (values + spread.weight * g) / (1 + spread.weight)
+        combined = (values + spread.value(g)) / (1 + spread.weight)
         add(
             "find: + graph (an option)", ndcg_at(index.ranked(combined, holds=holds), set(relevant))
         )
@@ -503,13 +504,15 @@ def _links() -> list[str]:
             spread = propagate(graph, values, exemplar=row, rank=index.rank)
             g = spread.propagation.dense()[0]
             weights.setdefault(name, []).append(spread.weight)
-            combined = (values + spread.weight * g) / (1 + spread.weight)
+            scales.setdefault(name, []).append(spread.scale)
+            combined = (values + spread.value(g)) / (1 + spread.weight)
             label = f"similar: + graph over {name} (default)"
             add(label, ndcg_at(index.ranked(combined, exclude=row), set(rest)))
             if name == "citations":
+                whole = attrs.evolve(spread, weight=1.0)  # on the text's scale, fully counted
                 add(
                     "similar: + graph over citations, no agreement rule (a = 1)",
-                    ndcg_at(index.ranked((values + g) / 2, exclude=row), set(rest)),
+                    ndcg_at(index.ranked((values + whole.value(g)) / 2, exclude=row), set(rest)),
                 )
     find_peer = statistics.fmean(figures.pop("find: peer"))
     similar_peer = statistics.fmean(figures.pop("similar: peer"))
@@ -525,7 +528,8 @@ def _links() -> list[str]:
     for name, found in weights.items():
         lines.append(
             f"Graph weight a over {name}: mean {statistics.fmean(found):.3f}, zero for "
-            f"{sum(w == 0 for w in found)} of {len(found)} exemplars."
+            f"{sum(w == 0 for w in found)} of {len(found)} exemplars; scale s: median "
+            f"{statistics.median(scales[name]):.2f}."
         )
     return lines
 

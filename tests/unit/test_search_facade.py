@@ -220,7 +220,7 @@ class TestFind:
         sr.record([_d("d-9", "<script>alert(1)</script> timber")])
         result = sr.find("p-1", {"text": "timber"})
         wire = to_wire(result)
-        assert wire["scorer"] == {"name": "heuristic", "version": "3.1", "model_inference": False}
+        assert wire["scorer"] == {"name": "heuristic", "version": "3.2", "model_inference": False}
         assert wire["hits"][0]["explanation"][0]["signal"] == "text"
         page = result._repr_html_()
         assert "<script>" not in page
@@ -283,12 +283,64 @@ class TestSimilar:
         graph = result.hits[0].contribution("graph")
         assert graph is not None
         assert graph.raw == pytest.approx(1 / 3)
-        assert graph.evidence["agreement"] == {"correlation": 0.0, "weight": 1.0, "rows": 0}
+        assert graph.evidence["agreement"] == {
+            "correlation": 0.0,
+            "weight": 1.0,
+            "rows": 0,
+            "scale": 1.0,
+        }
         assert dict(graph.evidence["linked"]) == {"exemplar": pytest.approx(1 / 3)}  # type: ignore[arg-type]
         d3 = result.hits[1].contribution("graph")
         assert d3 is not None
         assert dict(d3.evidence["elements"]) == {"floor-1": pytest.approx(1 / 6)}  # type: ignore[arg-type]
         assert dict(d3.evidence["linked"]) == {}  # type: ignore[arg-type]
+
+    def test_an_agreeing_graph_counts_on_the_texts_scale(self) -> None:
+        # Two topics of 40 decisions each; every decision links to the next three of its
+        # topic, and each holds a few of its topic's words, so the links agree with the text.
+        topics = (
+            ("timber", "floor", "joist", "spruce", "glulam", "deck"),
+            ("concrete", "wall", "rebar", "cement", "formwork", "pour"),
+        )
+        decisions = []
+        for t, words in enumerate(topics):
+            for i in range(40):
+                picked = [words[(i + k) % len(words)] for k in range(i % 3 + 2)]
+                targets = [f"t{t}-{(i + k) % 40}" for k in (1, 2, 3)]
+                decisions.append(
+                    _d(
+                        f"t{t}-{i}",
+                        " ".join(picked),
+                        statement=f"Use {words[i % len(words)]} item {i}.",
+                        links=[{"kind": "relates_to", "target": x} for x in targets],
+                    )
+                )
+        with semreport.open("memory://") as sr:
+            sr.record(decisions)
+            result = sr.similar("p-1", {"decision_id": "t0-0", "limit": 20})
+        graphs = [h.contribution("graph") for h in result.hits]
+        assert all(g is not None for g in graphs)
+        agreement = graphs[0].evidence["agreement"]  # type: ignore[union-attr]
+        assert isinstance(agreement, semreport.FrozenDict)
+        weight, scale = agreement["weight"], agreement["scale"]
+        assert isinstance(weight, float)
+        assert isinstance(scale, float)
+        assert weight > 0
+        assert scale > 1  # a mean over neighbours varies less than the text
+        for hit, graph in zip(result.hits, graphs, strict=True):
+            assert graph is not None
+            assert graph.normalised == pytest.approx(weight * min(1.0, scale * graph.raw))
+            assert 0.0 <= graph.normalised <= weight
+            shares = [
+                amount
+                for group in ("linked", "elements", "evidence")
+                for amount in graph.evidence[group].values()  # type: ignore[union-attr]
+            ]
+            others = graph.evidence.get("others")
+            rest = others["amount"] if isinstance(others, semreport.FrozenDict) else 0.0
+            assert sum(shares) + rest == pytest.approx(graph.normalised)  # type: ignore[operator]
+            assert sum(c.contribution for c in hit.explanation) == pytest.approx(hit.score)
+        assert {h.decision_id[:2] for h in result.hits[:10]} == {"t0"}
 
     def test_inline_exemplar(self, sr: semreport.SemReport) -> None:
         result = sr.similar(

@@ -29,7 +29,7 @@ from semreport.search._index import (
     _stable_order,
     _words,
 )
-from semreport.search._propagation import propagate
+from semreport.search._propagation import Spread, propagate
 from semreport.search._ranking import Weighted
 from semreport.search._ranking import top as _top
 from semreport.search._select import sampled_candidates, sampled_rows
@@ -691,12 +691,38 @@ class TestTextEvidence:
             expected = propagate(snap.propagation_graph, dense, exemplar=row, rank=snap.id_rank)
             found = GraphSignal().prepare_after(query, earlier)
             assert isinstance(found, Propagated)
-            assert (found.correlation, found.weight, found.rows) == (
-                expected.correlation,
-                expected.weight,
-                expected.rows,
+            ours, theirs = found.found, expected
+            assert (ours.correlation, ours.weight, ours.rows, ours.scale) == (
+                theirs.correlation,
+                theirs.weight,
+                theirs.rows,
+                theirs.scale,
             )
             assert found.propagation.seed.tolist() == expected.propagation.seed.tolist()
+
+    def test_explanations_add_up_where_the_scaled_value_is_cut(self) -> None:
+        decisions = synthetic_decisions(2_000, seed=6)
+        snap = _snapshot(decisions)
+        row = snap.row_of[decisions[5].id]
+        found = propagate(snap.propagation_graph, np.zeros(snap.n), exemplar=row)
+        g = found.propagation.dense()[0]
+        rows = np.flatnonzero(g > 0)[:40].astype(np.int64)
+        scale = 1.5 / float(np.median(g[rows]))  # cuts about half of the rows at 1
+        signal = Propagated(snap, Spread(found.propagation, 0.6, 0.5, 100, scale))
+        values = signal.values(rows)[0]
+        assert values.max() == 0.5
+        assert values.min() < 0.5
+        explained = signal.explain(Page(snap, rows.tolist()))
+        for value, evidence in zip(values.tolist(), explained, strict=True):
+            shares = [
+                amount
+                for group in ("linked", "elements", "evidence")
+                for amount in evidence[group].values()  # type: ignore[union-attr]
+            ]
+            others = evidence.get("others")
+            rest = others["amount"] if isinstance(others, FrozenDict) else 0.0
+            assert sum(shares) + rest == pytest.approx(value)  # type: ignore[operator]
+            assert evidence["agreement"]["scale"] == scale  # type: ignore[index]
 
     def test_any_positive_leaves_the_exemplar_out(self) -> None:
         values = np.array([0.0, 0.7, 0.0])

@@ -14,6 +14,7 @@ from semreport.search._propagation import (
     QUANTUM,
     Graph,
     Propagation,
+    Spread,
     agreement,
     propagate,
     quantise,
@@ -75,17 +76,26 @@ class TestAgreement:
     def test_known_values(self) -> None:
         values = np.array([0.9, 0.5, 0.1, 0.3])
         rows = np.arange(4, dtype=np.int64)
-        r, a = agreement(values, values * 2 + 1, rows)
+        r, a, s = agreement(values, values * 2 + 1, rows)
         assert r == pytest.approx(1.0)
         assert a == pytest.approx(1.0 - 2 / math.sqrt(4))
-        r, a = agreement(values, -values, rows)
+        assert s == pytest.approx(0.5)  # the graph varies twice as much as the text
+        r, a, s = agreement(values, -values / 4, rows)
         assert r == pytest.approx(-1.0)
         assert a == 0.0
+        assert s == pytest.approx(4.0)
+
+    def test_the_scale_matches_the_spreads(self) -> None:
+        rng = np.random.default_rng(5)
+        values, graph = rng.random(50), rng.random(50) / 10
+        rows = np.arange(10, 50, dtype=np.int64)
+        s = agreement(values, graph, rows)[2]
+        assert s * float(np.std(graph[rows])) == pytest.approx(float(np.std(values[rows])))
 
     def test_undefined_correlation_is_none(self) -> None:
         values = np.array([0.9, 0.5, 0.1])
-        assert agreement(values, values, np.arange(2, dtype=np.int64)) == (0.0, 0.0)
-        assert agreement(values, np.ones(3), np.arange(3, dtype=np.int64)) == (0.0, 0.0)
+        assert agreement(values, values, np.arange(2, dtype=np.int64)) == (0.0, 0.0, 1.0)
+        assert agreement(values, np.ones(3), np.arange(3, dtype=np.int64)) == (0.0, 0.0, 1.0)
 
 
 class TestGraph:
@@ -250,6 +260,17 @@ class TestPropagate:
         g = spread.propagation.dense()[0]
         assert g[1] == pytest.approx((1.0 + 0.7 + 0.6 + 0.5) / 4)
         assert g[9] > 0  # no text, but its neighbours have
+        rows = np.arange(1, 9, dtype=np.int64)  # the measured rows, best first (no ties)
+        assert spread.scale == pytest.approx(float(np.std(text[rows]) / np.std(g[rows])))
+        value = spread.value(g)
+        assert value.tolist() == (spread.weight * np.minimum(1.0, spread.scale * g)).tolist()
+        assert float(value.min()) >= 0.0
+        assert float(value.max()) <= spread.weight
+
+    def test_the_value_is_cut_at_the_weight(self) -> None:
+        spread = propagate(_graph(3, [(0, 1)]), np.zeros(3), exemplar=0)
+        cut = Spread(spread.propagation, 0.5, 0.4, 10, 3.0)
+        assert cut.value(np.array([0.0, 0.1, 0.5])).tolist() == pytest.approx([0.0, 0.12, 0.4])
 
     def test_a_graph_that_disagrees_counts_nothing(self) -> None:
         text = np.array([0.9, 0.8, 0.7, 0.1, 0.05, 0.02])
@@ -260,6 +281,7 @@ class TestPropagate:
     def test_without_text_the_graph_counts_fully(self) -> None:
         spread = propagate(_graph(3, [(0, 1)]), np.zeros(3), exemplar=0)
         assert (spread.correlation, spread.weight, spread.rows) == (0.0, 1.0, 0)
+        assert spread.scale == 1.0
         assert spread.propagation.dense()[0].tolist() == [0.0, 1.0, 0.0]
 
     def test_rows_without_neighbours_are_not_measured(self) -> None:

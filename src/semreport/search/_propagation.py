@@ -25,10 +25,13 @@ How much the graph counts is decided per request, from the data, by its
   graph value;
 - ``a = max(0, r - 2 / sqrt(m))``: a correlation within about two standard
   errors of zero counts as none, so links that carry no topical signal (say,
-  co-citation lists, or random links) give ``a = 0`` and leave the text's
-  ranking as it is.
+  random links) give ``a = 0`` and leave the text's ranking as it is;
+- ``s`` is the text's spread over the graph's on those rows (the ratio of
+  their standard deviations): a mean over neighbours varies far less than
+  the text does, and ``s g`` puts it on the text's scale, so that ``a`` is
+  how much the graph counts beside the text, as it says.
 
-The signal's value is ``a * g(i)``, at most ``a``.
+The signal's value is ``a * min(1, s * g(i))``, at most ``a``.
 
 An item ``k`` with ``c`` holders passes row ``i`` the mean of its other
 holders' seeds, ``(S_k - s_i) / (c - 1)`` with ``S_k`` the summed seed of its
@@ -83,24 +86,28 @@ def quantise(values: F64) -> F64:
     return result
 
 
-def agreement(values: F64, graph: F64, rows: I64) -> tuple[float, float]:
-    """``(r, a)``: Pearson's correlation of ``values`` and ``graph`` over ``rows``; the weight.
+def agreement(values: F64, graph: F64, rows: I64) -> tuple[float, float, float]:
+    """``(r, a, s)``: the correlation of ``values`` and ``graph`` over ``rows``, weight and scale.
 
-    ``a = max(0, r - 2 / sqrt(m))`` for ``m`` rows; ``r`` is 0 when it is
-    undefined (fewer than three rows, or either side constant).
+    ``r`` is Pearson's correlation, ``a = max(0, r - 2 / sqrt(m))`` for ``m``
+    rows, and ``s`` the ratio of the standard deviations of ``values`` and
+    ``graph`` over the rows (``s * graph`` varies as ``values`` does). When
+    ``r`` is undefined (fewer than three rows, or either side constant) the
+    result is ``(0, 0, 1)``.
     """
     m = len(rows)
     if m < 3:
-        return 0.0, 0.0
+        return 0.0, 0.0, 1.0
     x = values[rows]
     y = graph[rows]
     x = x - x.mean()
     y = y - y.mean()
-    spread = math.sqrt(float(x @ x) * float(y @ y))
+    xx, yy = float(x @ x), float(y @ y)
+    spread = math.sqrt(xx * yy)
     if spread <= 0:
-        return 0.0, 0.0
+        return 0.0, 0.0, 1.0
     r = max(-1.0, min(1.0, float(x @ y) / spread))
-    return r, max(0.0, r - 2.0 / math.sqrt(m))
+    return r, max(0.0, r - 2.0 / math.sqrt(m)), math.sqrt(xx / yy)
 
 
 @attrs.frozen(eq=False)
@@ -400,17 +407,26 @@ class Spread:
     """A request's propagation with its agreement.
 
     Attributes:
-        propagation: The graph values (``a`` not applied).
+        propagation: The graph values (``a`` and ``s`` not applied).
         correlation: ``r``.
         weight: ``a``, what the graph counts (0: nothing).
         rows: ``m``, the text's top rows with neighbours the agreement was measured over
             (they, and a stored exemplar, are the sources).
+        scale: ``s``, what puts the graph values on the text's scale (1 where
+            there is no text to measure it on).
     """
 
     propagation: Propagation
     correlation: float
     weight: float
     rows: int
+    scale: float = 1.0
+
+    def value(self, graph_values: F64) -> F64:
+        """The signal's value of rows with these graph values: ``a * min(1, s * g)``."""
+        scaled: F64 = np.minimum(1.0, self.scale * graph_values)
+        scaled *= self.weight
+        return scaled
 
 
 def propagate(
@@ -422,7 +438,7 @@ def propagate(
     extra_rows: Sequence[int] = (),
     extra_keys: Sequence[int] = (),
 ) -> Spread:
-    """Propagate the text's top rows one step and weigh the graph by its agreement.
+    """Propagate the text's top rows one step, weigh the graph by its agreement, scale it.
 
     The sources are the text's :data:`AGREEMENT_DEPTH` best rows that have a
     neighbour (``exemplar`` excluded), each passing on its text value, and a
@@ -479,8 +495,8 @@ def spread(
     if not len(top) and not any_text():
         return Spread(propagation, 0.0, 1.0, 0)
     graph_values = propagation.source_values(len(top))[0]
-    r, a = agreement(values, graph_values, np.arange(len(top), dtype=np.int64))
-    return Spread(propagation, r, a, len(top))
+    r, a, s = agreement(values, graph_values, np.arange(len(top), dtype=np.int64))
+    return Spread(propagation, r, a, len(top), s)
 
 
 def _any_text(text: F64, exemplar: int) -> bool:

@@ -75,7 +75,7 @@ __all__ = [
 SearchScorer: TypeAlias = Scorer[Criteria | Exemplar, SearchResult, SignalCatalogue]
 """The scorer port as the facade uses it: the search's requests and results."""
 
-HEURISTIC_VERSION: Final = "3.1"
+HEURISTIC_VERSION: Final = "3.2"
 """The heuristic's version; it changes whenever the same records could rank differently."""
 
 FIND_WEIGHTS: Final = FrozenDict({s.name: s.find_weight for s in SIGNALS})

@@ -10,7 +10,7 @@ import numpy as np
 from semreport.domain import FrozenDict, JsonValue
 from semreport.search._feedback import top_of
 from semreport.search._index import F64, I64, Bool, IndexSnapshot
-from semreport.search._propagation import AGREEMENT_DEPTH, Propagation, spread
+from semreport.search._propagation import AGREEMENT_DEPTH, Spread, spread
 from semreport.search._select import sampled_rows
 from semreport.search.signals._base import (
     Evidence,
@@ -63,56 +63,57 @@ class Connectedness(Prepared):
 
 
 class Propagated(Prepared):
-    """``a * g(row)``: the graph value scaled by the graph's agreement with the text.
+    """``a * min(1, s * g(row))``: the graph value on the text's scale, weighed by its agreement.
 
     Values are computed for the rows asked (a row's value reads only its own
     neighbours), so the pruning bounds the signal by ``a`` instead of
     computing every row. Idle when ``a`` is 0.
     """
 
-    def __init__(
-        self,
-        snap: IndexSnapshot,
-        propagation: Propagation,
-        *,
-        correlation: float,
-        weight: float,
-        rows: int,
-    ) -> None:
+    def __init__(self, snap: IndexSnapshot, found: Spread) -> None:
         super().__init__()
         self.snap = snap
-        self.propagation = propagation
-        self.correlation = correlation
-        self.weight = weight
-        self.rows = rows
-        self.bound = weight
-        self.idle = weight <= 0
+        self.found = found
+        self.propagation = found.propagation
+        self.bound = found.weight
+        self.idle = found.weight <= 0
 
     def size(self) -> int:
         return self.snap.n
 
     def values(self, rows: I64) -> tuple[F64, F64]:
         g = self.propagation.values(rows)[0]
-        return self.weight * g, g
+        return self.found.value(g), g
 
     def compute_dense(self) -> F64:
-        result: F64 = self.weight * self.propagation.dense()[0]
-        return result
+        return self.found.value(self.propagation.dense()[0])
 
     def explain(self, page: Page) -> list[Evidence]:
-        """The agreement, and per row the neighbours that gave most (their share of the value)."""
+        """The agreement, and per row the neighbours that gave most (their share of the value).
+
+        A neighbour's share of ``g`` counts ``a * s`` times in the value, or
+        less where ``s * g`` is cut to 1, so that the shares add up to the value.
+        """
         snap = self.snap
         names = snap.vocab.key_names
+        found = self.found
         agreement = freeze(
-            {"correlation": self.correlation, "weight": self.weight, "rows": self.rows}
+            {
+                "correlation": found.correlation,
+                "weight": found.weight,
+                "rows": found.rows,
+                "scale": found.scale,
+            }
         )  # the same for every row
         ids = snap.ids
-        weight = self.weight
+        rows = np.asarray(page, dtype=np.int64)
+        g = self.propagation.values(rows)[0]
+        factors = np.divide(found.value(g), g, out=np.zeros(len(g)), where=g > 0).tolist()
         out = []
-        for row_shares in self.propagation.shares_of(page):
+        for factor, row_shares in zip(factors, self.propagation.shares_of(page), strict=True):
             named: list[tuple[float, str, str]] = []
             for kind, at, share in row_shares:
-                amount = weight * share
+                amount = factor * share
                 if kind == "link":
                     named.append((amount, "linked", "exemplar" if at < 0 else ids[at]))
                 else:
@@ -143,10 +144,11 @@ class GraphSignal(Signal):
         "One step of propagation: a decision's graph value g is the mean text value of its "
         "neighbours (decisions it links to or that link to it, and the elements and evidence "
         "it shares, each standing for its other holders' mean; the stored exemplar counts 1). "
-        "The value is a * g, a = max(0, r - 2 / sqrt(m)) with r the correlation of text and "
-        f"graph values over the text's top m (at most {AGREEMENT_DEPTH}) decisions with "
-        "neighbours: a graph that does not agree with the text counts nothing. With no text to "
-        "agree with (an exemplar without text) a = 1. find without text: connectedness "
+        "The value is a * min(1, s * g), a = max(0, r - 2 / sqrt(m)) with r the correlation of "
+        f"text and graph values over the text's top m (at most {AGREEMENT_DEPTH}) decisions "
+        "with neighbours, s the ratio of their spreads there (the graph on the text's scale): "
+        "a graph that does not agree with the text counts nothing. With no text to agree with "
+        "(an exemplar without text) a = 1 and s = 1. find without text: connectedness "
         f"d / (d + {GRAPH_HALF:g}) with d = links + elements + evidence, ordering the matches."
     )
     needs = "links, elements or evidence; in find a graph weight > 0"
@@ -196,13 +198,7 @@ class GraphSignal(Signal):
             extra_rows=_inline_links(query),
             extra_keys=_inline_keys(query),
         )
-        return Propagated(
-            snap,
-            found.propagation,
-            correlation=found.correlation,
-            weight=found.weight,
-            rows=found.rows,
-        )
+        return Propagated(snap, found)
 
     def coverage(self, snap: IndexSnapshot) -> float:
         """The share of decisions that carry the signal."""
