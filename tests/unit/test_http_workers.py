@@ -189,12 +189,14 @@ class TestSupervisor:
         self, context: Callable[..., _FakeContext]
     ) -> None:
         fake = context(SERVE, Script(on_start="die"), Script(signal_on_start=signal.SIGTERM))
+        # The handlers before, whatever the process inherited (under nohup, SIGHUP is ignored).
         before = signal.getsignal(signal.SIGTERM)
+        hangup = signal.getsignal(signal.SIGHUP)
         _workers.run_workers("m:factory", 2, _OPTIONS)
         serving, died, replacement = fake.started
         assert (serving.terminated, died.terminated, replacement.terminated) == (True, False, True)
         assert signal.getsignal(signal.SIGTERM) is before  # the handlers are given back
-        assert signal.getsignal(signal.SIGHUP) is signal.SIG_DFL
+        assert signal.getsignal(signal.SIGHUP) is hangup
 
     def test_a_stop_while_starting_starts_no_more_workers(
         self, context: Callable[..., _FakeContext]
