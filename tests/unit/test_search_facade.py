@@ -13,6 +13,7 @@ import orjson
 import pytest
 
 import semreport
+from _search_support import graph_shares_total
 from semreport import (
     Decision,
     DecisionNotFound,
@@ -331,14 +332,7 @@ class TestSimilar:
             assert graph is not None
             assert graph.normalised == pytest.approx(weight * min(1.0, scale * graph.raw))
             assert 0.0 <= graph.normalised <= weight
-            shares = [
-                amount
-                for group in ("linked", "elements", "evidence")
-                for amount in graph.evidence[group].values()  # type: ignore[union-attr]
-            ]
-            others = graph.evidence.get("others")
-            rest = others["amount"] if isinstance(others, semreport.FrozenDict) else 0.0
-            assert sum(shares) + rest == pytest.approx(graph.normalised)  # type: ignore[operator]
+            assert graph_shares_total(graph.evidence) == pytest.approx(graph.normalised)
             assert sum(c.contribution for c in hit.explanation) == pytest.approx(hit.score)
         assert {h.decision_id[:2] for h in result.hits[:10]} == {"t0"}
 

@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import semreport
+from _search_support import graph_shares_total
 from semreport import FrozenDict, InvalidRequest
 from semreport.search import _ranking, _scorer
 from semreport.search._cursor import CursorState, decode_cursor, encode_cursor
@@ -714,14 +715,7 @@ class TestTextEvidence:
         assert values.min() < 0.5
         explained = signal.explain(Page(snap, rows.tolist()))
         for value, evidence in zip(values.tolist(), explained, strict=True):
-            shares = [
-                amount
-                for group in ("linked", "elements", "evidence")
-                for amount in evidence[group].values()  # type: ignore[union-attr]
-            ]
-            others = evidence.get("others")
-            rest = others["amount"] if isinstance(others, FrozenDict) else 0.0
-            assert sum(shares) + rest == pytest.approx(value)  # type: ignore[operator]
+            assert graph_shares_total(evidence) == pytest.approx(value)
             assert evidence["agreement"]["scale"] == scale  # type: ignore[index]
 
     def test_any_positive_leaves_the_exemplar_out(self) -> None:
