@@ -256,6 +256,7 @@ def _cisi_section() -> str:
 
 def _speed_section(quick: bool) -> str:
     sizes = (2_000, 5_000) if quick else (10_000, 100_000)
+    small = min(_FIXED_PART_SIZE, sizes[0])  # the project the fixed part is measured over
     n_rounds = 1 if quick else _ROUNDS
     n_queries = 60 if quick else 600  # per round
     # Distinct queries, so none is asked twice (nothing per query is cached on either side).
@@ -382,18 +383,17 @@ def _speed_section(quick: bool) -> str:
                         timings["similar"] = similar
                 # The part of a request that does not grow with the project: the same requests
                 # over its first decisions alone, beside the peer's query over all of them.
-                floor_size = min(_FIXED_PART_SIZE, sizes[0])
                 fixed = _fixed_part(
-                    decisions[:floor_size],
+                    decisions[:small],
                     peers,
                     queries,
                     warm,
-                    [decisions[i * max(1, floor_size // n_queries)].id for i in range(n_queries)],
-                    [decisions[floor_size - 1 - i].id for i in range(10)],
+                    [decisions[i * max(1, small // n_queries)].id for i in range(n_queries)],
+                    [decisions[small - 1 - i].id for i in range(10)],
                 )
                 for key, timing in fixed.items():
-                    label = _FIXED_LABELS[key].format(small=floor_size, size=size)
-                    lines.append(_ratio_row(label, floor_size, timing))
+                    label = _FIXED_LABELS[key].format(small=small, size=size)
+                    lines.append(_ratio_row(label, small, timing))
                     floors[key] = timing
                 lines.append(
                     f"| index build (median of {len(ours_builds)}, alternating) | {size:,} "
@@ -457,7 +457,6 @@ def _speed_section(quick: bool) -> str:
     cells = {key: (ratio, f"{ratio:.2f}") for key, ratio in ratios.items()}
     cells.update({key: (timing.ratio, _ratio(timing)) for key, timing in timings.items()})
     body = "\n".join(lines) + "\n\n" + "\n\n".join(extra) + "\n\n"
-    small = min(_FIXED_PART_SIZE, sizes[0])
     return body + _targets(cells, sizes[-1]) + _room(floors, small, sizes[-1])
 
 
@@ -489,8 +488,9 @@ def _fixed_part(
     explained), the facet counts and the cursor cost about as much over 1,000
     decisions as over 100,000; only the passes over the rows grow. Timed beside
     the peer's query over the large project, the small project's requests are
-    the least a request over the large one can cost: when that ratio exceeds a
-    bound, no speed-up of the passes over rows can meet it on this machine.
+    about the least a request over the large one can cost: when that ratio
+    reaches a bound, no speed-up of the passes over rows can meet it on this
+    machine.
     """
     by_id = {d.id: d for d in decisions}
     with semreport.open("memory://") as small:
@@ -515,8 +515,8 @@ def _fixed_part(
 def _room(floors: dict[str, _Timing], small: int, size: int) -> str:
     """Whether the bounds leave room above the fixed part of a request, on this machine.
 
-    The fixed part's ratio is the least the ratio at ``size`` can be, whatever
-    the passes over the rows cost.
+    The fixed part's ratio is about the least the ratio at ``size`` can be,
+    whatever the passes over the rows cost.
     """
     if not floors:
         return ""
